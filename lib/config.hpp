@@ -1,0 +1,93 @@
+// The TOML policy (toml++), with compiled-in defaults so trimd runs with no
+// file at all. Errors name file, line and column.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "idleness.hpp"
+#include "schedule.hpp"
+#include "time.hpp"
+
+namespace trimd {
+
+// How one filesystem is trimmed. Every field can be overridden per filesystem.
+struct TrimPolicy {
+  bool enabled = true;
+  SchedulePolicy schedule;
+  std::uint64_t chunk_bytes = 1ull << 30;     // range per FITRIM call
+  std::uint64_t min_extent_bytes = 0;         // FITRIM minlen (0 = device granularity)
+  Duration chunk_pause = std::chrono::milliseconds{100};  // between chunks
+  std::uint64_t rate_limit_bytes_per_sec = 0;  // of range; 0 = unlimited
+  // Overdue filesystems whose disks never go idle are trimmed "gently".
+  std::uint64_t gentle_chunk_bytes = 64ull << 20;
+  Duration gentle_pause = std::chrono::seconds{5};
+  bool skip_rotational = true;  // spinning disks gain nothing from TRIM
+};
+
+// A [[filesystem]] table: which filesystems it applies to, and what it sets.
+// Every match field that is given must match; later overrides win.
+struct PolicyOverride {
+  std::optional<std::string> mount_point_glob;  // fnmatch(3) pattern
+  std::optional<std::string> uuid;
+  std::optional<std::string> fs_type;
+
+  std::optional<bool> enabled;
+  std::optional<Duration> interval;
+  std::optional<Duration> randomized_delay;
+  std::optional<std::optional<TimeWindow>> window;  // set to nothing = all day
+  std::optional<std::uint64_t> chunk_bytes;
+  std::optional<std::uint64_t> min_extent_bytes;
+  std::optional<Duration> chunk_pause;
+  std::optional<std::uint64_t> rate_limit_bytes_per_sec;
+  std::optional<Duration> overdue_grace;
+  std::optional<bool> skip_rotational;
+
+  bool matches(std::string_view mount_point, std::string_view uuid, std::string_view fs_type) const;
+  void apply_to(TrimPolicy& policy) const;
+};
+
+struct Config {
+  Duration sample_interval = std::chrono::seconds{1};
+  IdleThresholds idle;
+  TrimPolicy trim;
+  std::vector<PolicyOverride> overrides;
+  std::string log_level = "info";
+
+  TrimPolicy policy_for(std::string_view mount_point, std::string_view uuid,
+                        std::string_view fs_type) const;
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  // what() is "file:line:column: message" (line/column 0 when unknown).
+  ConfigError(std::string file, int line, int column, const std::string& message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+// Throws ConfigError. Unknown keys and bad values are errors.
+Config parse_config(std::string_view text, const std::string& file_name);
+// Missing file: defaults when `missing_ok`, else ConfigError. Throws ConfigError.
+Config load_config(const std::string& path, bool missing_ok);
+
+// Human units. Throw std::invalid_argument with a readable message.
+std::uint64_t parse_size(std::string_view text);     // "256MiB", "1G", "4096", "0"
+Duration parse_duration(std::string_view text);       // "30s", "100ms", "1w", "1h30min", "2d"
+TimeWindow parse_time_window(std::string_view text);  // "01:00-06:00"
+std::string format_size(std::uint64_t bytes);         // "1.5 GiB"
+std::string format_duration(Duration d);              // "1h 30min", "250ms"
+
+}  // namespace trimd

@@ -1,0 +1,67 @@
+// The idleness model: from successive /proc/diskstats samples, decide whether
+// a disk has been quiet long enough to trim it. Only reads and writes count:
+// trimd's own discards show up in the discard fields, in_flight and io_ticks,
+// and must not make a disk look busy.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diskstats.hpp"
+#include "time.hpp"
+
+namespace trimd {
+
+struct IdleThresholds {
+  double max_iops = 20.0;                      // reads + writes completed per second
+  double max_bytes_per_sec = 1024.0 * 1024.0;  // read + write throughput
+  double max_busy_fraction = 0.05;  // (ms_reading + ms_writing) per ms of wall time
+  Duration idle_window = std::chrono::seconds{30};  // quiet for this long = idle
+};
+
+struct DiskActivity {
+  double read_iops = 0;
+  double write_iops = 0;
+  double read_bytes_per_sec = 0;
+  double write_bytes_per_sec = 0;
+  double busy_fraction = 0;
+  std::uint64_t in_flight = 0;
+  bool active = false;  // above any threshold in the last interval
+};
+
+class IdlenessModel {
+ public:
+  explicit IdlenessModel(IdleThresholds thresholds = {});
+  void set_thresholds(const IdleThresholds& thresholds);
+  const IdleThresholds& thresholds() const { return thresholds_; }
+
+  // Feed one full sample of /proc/diskstats taken at `now`.
+  void observe(const std::vector<DiskStat>& sample, TimePoint now);
+
+  // A disk is idle when it has been seen and its activity has stayed below
+  // every threshold for at least the idle window. A disk never seen is not.
+  bool disk_idle(const std::string& disk, TimePoint now) const;
+  // True when every named disk is idle (false for an empty list).
+  bool all_idle(const std::vector<std::string>& disks, TimePoint now) const;
+  // Since when the disk has been quiet (nothing when active in the last sample
+  // or never seen).
+  std::optional<TimePoint> quiet_since(const std::string& disk) const;
+  // Rates from the last two samples; nothing until two samples were seen.
+  std::optional<DiskActivity> activity(const std::string& disk) const;
+  // Latest raw counters for a disk.
+  std::optional<DiskCounters> counters(const std::string& disk) const;
+
+ private:
+  struct Track {
+    DiskCounters last;
+    TimePoint last_at;
+    std::optional<DiskActivity> activity;
+    std::optional<TimePoint> quiet_since;
+  };
+  IdleThresholds thresholds_;
+  std::map<std::string, Track, std::less<>> disks_;
+};
+
+}  // namespace trimd

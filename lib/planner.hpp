@@ -1,0 +1,44 @@
+// A trim pass is a cursor over a filesystem's FITRIM address range, advanced
+// one chunk at a time. The planner says what the next chunk is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trimd {
+
+struct TrimRange {
+  std::uint64_t start = 0;
+  std::uint64_t len = 0;
+  std::uint64_t minlen = 0;
+};
+
+// What the planner needs to know about one filesystem.
+struct FsGeometry {
+  std::string fs_type;              // ext4, xfs, btrfs, anything else
+  std::uint64_t size_bytes = 0;     // device size: the end of the range on ext4/xfs
+  std::uint64_t xfs_ag_bytes = 0;   // xfs allocation group size; 0 = unknown
+};
+
+enum class RangeKind {
+  Linear,        // ext4 and similar: [0, size) in chunks
+  AgAligned,     // xfs: chunks never cross an allocation-group boundary
+  LogicalSpace,  // btrfs: [0, size) in chunks, then one chunk to the end of u64
+  WholeRange,    // unknown filesystem: one call over everything
+};
+
+RangeKind range_kind_for(const FsGeometry& geometry);
+
+// The exclusive end of the pass (UINT64_MAX for btrfs and unknown types).
+std::uint64_t pass_end(const FsGeometry& geometry);
+
+// The chunk that starts at `cursor`, or nothing when the pass is complete.
+// `chunk_bytes` is the wanted length (0 = as large as possible).
+std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cursor,
+                                    std::uint64_t chunk_bytes, std::uint64_t minlen);
+
+// 0..1; below 1 until the pass is complete.
+double pass_progress(const FsGeometry& geometry, std::uint64_t cursor);
+
+}  // namespace trimd
