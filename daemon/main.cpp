@@ -1,1 +1,68 @@
-int main() { return 0; }
+// trimd: keeps SSDs and thin-provisioned storage trimmed in the background.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "build_config.hpp"
+#include "config.hpp"
+#include "daemon.hpp"
+#include "options.hpp"
+
+using namespace trimd;
+
+namespace {
+
+void setup_logging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("trimd");
+  // Under systemd the journal adds its own timestamps.
+  if (std::getenv("JOURNAL_STREAM"))
+    logger->set_pattern("%l: %v");
+  else
+    logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "trimd: %s\nTry 'trimd --help' for more information.\n", e.what());
+    return 2;
+  }
+  if (options.show_help) {
+    std::fputs(usage_text("trimd").c_str(), stdout);
+    return 0;
+  }
+  if (options.show_version) {
+    std::puts("trimd " TRIMD_VERSION);
+    return 0;
+  }
+
+  Config config;
+  try {
+    config = load_config(options.config_path, !options.config_given);
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "trimd: %s\n", e.what());
+    return 1;
+  }
+  if (options.check_config) {
+    std::printf("%s: configuration is valid\n", options.config_path.c_str());
+    return 0;
+  }
+  setup_logging(options.log_level.value_or(config.log_level));
+
+  try {
+    if (options.dry_run) return run_dry_run(config, options.state_dir);
+    Daemon daemon(options, config);
+    return daemon.run();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

@@ -1,1 +1,379 @@
-// placeholder
+// trimd.toml, read with toml++ into a Config. Every error names the file and
+// the line and column of the offending key or value, and says what would be
+// accepted instead.
+#include "config.hpp"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#if !TOML_EXCEPTIONS
+#error "trimd reads toml++ parse errors as exceptions"
+#endif
+
+namespace trimd {
+namespace {
+
+std::string describe_location(const std::string& file, int line, int column, const std::string& message) {
+  if (line <= 0) return fmt::format("{}: {}", file, message);
+  return fmt::format("{}:{}:{}: {}", file, line, column, message);
+}
+
+std::string_view describe_type(toml::node_type type) {
+  switch (type) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number with a fraction";
+    case toml::node_type::boolean: return "true or false";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time: return "a date or time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+// Reads typed values out of one parsed document. `name` is the dotted key
+// ("trim.chunk_size") that messages start with.
+class Reader {
+ public:
+  explicit Reader(const std::string& file) : file_(file) {}
+
+  [[noreturn]] void fail(const toml::source_region& where, const std::string& message) const {
+    throw ConfigError(file_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
+                      message);
+  }
+  [[noreturn]] void fail_type(const std::string& name, const toml::node& value,
+                              std::string_view expected) const {
+    fail(value.source(), fmt::format("{}: expected {}, got {}", name, expected, describe_type(value.type())));
+  }
+
+  bool boolean(const std::string& name, const toml::node& value) const {
+    if (const auto* b = value.as_boolean()) return b->get();
+    fail_type(name, value, "true or false");
+  }
+
+  std::string string(const std::string& name, const toml::node& value) const {
+    if (const auto* s = value.as_string()) return s->get();
+    fail_type(name, value, "a string");
+  }
+
+  double number(const std::string& name, const toml::node& value) const {
+    double result = 0;
+    if (const auto* i = value.as_integer())
+      result = static_cast<double>(i->get());
+    else if (const auto* f = value.as_floating_point())
+      result = f->get();
+    else
+      fail_type(name, value, "a number");
+    if (!(result >= 0)) fail(value.source(), fmt::format("{}: must not be negative", name));
+    return result;
+  }
+
+  std::uint64_t size(const std::string& name, const toml::node& value) const {
+    if (const auto* s = value.as_string()) return parsed(name, value, parse_size, s->get());
+    return non_negative_integer(name, value, "a size such as \"256MiB\" or a number of bytes");
+  }
+
+  // Strings in systemd's notation; a plain integer is seconds.
+  Duration duration(const std::string& name, const toml::node& value) const {
+    if (const auto* s = value.as_string()) return parsed(name, value, parse_duration, s->get());
+    const auto seconds = non_negative_integer(name, value, "a duration such as \"30s\" or \"1h30min\"");
+    if (seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000)
+      fail(value.source(), fmt::format("{}: {} seconds is too long", name, seconds));
+    return std::chrono::seconds{seconds};
+  }
+
+  // "" is "any time of day".
+  std::optional<TimeWindow> window(const std::string& name, const toml::node& value) const {
+    const auto text = string(name, value);
+    if (text.empty()) return std::nullopt;
+    return parsed(name, value, parse_time_window, text);
+  }
+
+  std::uint64_t positive_size(const std::string& name, const toml::node& value) const {
+    const auto bytes = size(name, value);
+    if (bytes == 0) fail(value.source(), fmt::format("{}: must be greater than 0", name));
+    return bytes;
+  }
+
+  Duration positive_duration(const std::string& name, const toml::node& value) const {
+    const auto d = duration(name, value);
+    if (d.count() == 0) fail(value.source(), fmt::format("{}: must be greater than 0", name));
+    return d;
+  }
+
+ private:
+  template <typename Parse>
+  auto parsed(const std::string& name, const toml::node& value, Parse parse, std::string_view text) const
+      -> decltype(parse(text)) {
+    try {
+      return parse(text);
+    } catch (const std::invalid_argument& e) {
+      fail(value.source(), fmt::format("{}: {}", name, e.what()));
+    }
+  }
+
+  std::uint64_t non_negative_integer(const std::string& name, const toml::node& value,
+                                     std::string_view expected) const {
+    const auto* i = value.as_integer();
+    if (!i) fail_type(name, value, expected);
+    if (i->get() < 0) fail(value.source(), fmt::format("{}: {} is negative", name, i->get()));
+    return static_cast<std::uint64_t>(i->get());
+  }
+
+  const std::string& file_;
+};
+
+std::string dotted(std::string_view section, const toml::key& key) {
+  return fmt::format("{}.{}", section, key.str());
+}
+
+[[noreturn]] void fail_unknown_key(const Reader& r, const std::string& name, const toml::key& key) {
+  r.fail(key.source(), fmt::format("{}: unknown key", name));
+}
+
+void read_idle(const Reader& r, const toml::table& table, Config& config) {
+  for (auto&& [key, value] : table) {
+    const auto name = dotted("idle", key);
+    if (key == "sample_interval") {
+      config.sample_interval = r.positive_duration(name, value);
+    } else if (key == "window") {
+      config.idle.idle_window = r.duration(name, value);
+    } else if (key == "max_iops") {
+      config.idle.max_iops = r.number(name, value);
+    } else if (key == "max_throughput") {
+      config.idle.max_bytes_per_sec = static_cast<double>(r.size(name, value));
+    } else if (key == "max_busy") {
+      config.idle.max_busy_fraction = r.number(name, value);
+      if (config.idle.max_busy_fraction > 1)
+        r.fail(value.source(), fmt::format("{}: must be a fraction between 0 and 1 (e.g. 0.05)", name));
+    } else {
+      fail_unknown_key(r, name, key);
+    }
+  }
+}
+
+// The keys [trim] and [[filesystem]] share. False when `key` is not one of them.
+bool read_policy_key(const Reader& r, const std::string& name, const toml::key& key,
+                     const toml::node& value, PolicyOverride& out) {
+  if (key == "enabled") out.enabled = r.boolean(name, value);
+  else if (key == "interval") out.interval = r.positive_duration(name, value);
+  else if (key == "randomized_delay") out.randomized_delay = r.duration(name, value);
+  else if (key == "window") out.window = r.window(name, value);
+  else if (key == "chunk_size") out.chunk_bytes = r.positive_size(name, value);
+  else if (key == "min_extent") out.min_extent_bytes = r.size(name, value);
+  else if (key == "pause") out.chunk_pause = r.duration(name, value);
+  else if (key == "rate_limit") out.rate_limit_bytes_per_sec = r.size(name, value);
+  else if (key == "overdue_grace") out.overdue_grace = r.duration(name, value);
+  else if (key == "skip_rotational") out.skip_rotational = r.boolean(name, value);
+  else return false;
+  return true;
+}
+
+// Only [trim] sets these: they steer trimd as a whole, not one filesystem.
+constexpr std::array<std::string_view, 3> trim_only_keys{"first_delay", "gentle_chunk_size", "gentle_pause"};
+
+bool is_trim_only_key(const toml::key& key) {
+  for (const auto k : trim_only_keys)
+    if (key == k) return true;
+  return false;
+}
+
+void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
+  PolicyOverride shared;
+  for (auto&& [key, value] : table) {
+    const auto name = dotted("trim", key);
+    if (read_policy_key(r, name, key, value, shared)) continue;
+    if (key == "first_delay")
+      policy.schedule.first_delay = r.duration(name, value);
+    else if (key == "gentle_chunk_size")
+      policy.gentle_chunk_bytes = r.positive_size(name, value);
+    else if (key == "gentle_pause")
+      policy.gentle_pause = r.duration(name, value);
+    else
+      fail_unknown_key(r, name, key);
+  }
+  shared.apply_to(policy);
+}
+
+std::string match_value(const Reader& r, const std::string& name, const toml::node& value) {
+  auto text = r.string(name, value);
+  if (text.empty()) r.fail(value.source(), fmt::format("{}: must not be empty", name));
+  return text;
+}
+
+PolicyOverride read_filesystem(const Reader& r, const toml::table& table) {
+  PolicyOverride out;
+  for (auto&& [key, value] : table) {
+    const auto name = dotted("filesystem", key);
+    if (key == "match")
+      out.mount_point_glob = match_value(r, name, value);
+    else if (key == "uuid")
+      out.uuid = match_value(r, name, value);
+    else if (key == "fs_type")
+      out.fs_type = match_value(r, name, value);
+    else if (read_policy_key(r, name, key, value, out))
+      continue;
+    else if (is_trim_only_key(key))
+      r.fail(key.source(), fmt::format("{}: can only be set in [trim], not per filesystem", name));
+    else
+      fail_unknown_key(r, name, key);
+  }
+  if (!out.mount_point_glob && !out.uuid && !out.fs_type)
+    r.fail(table.source(),
+           "filesystem: needs at least one of match, uuid or fs_type (defaults for every "
+           "filesystem belong in [trim])");
+  return out;
+}
+
+void read_filesystems(const Reader& r, const toml::node& node, std::vector<PolicyOverride>& out) {
+  const auto* array = node.as_array();
+  if (!array) r.fail(node.source(), "filesystem: write it as [[filesystem]], one table per rule");
+  for (const auto& element : *array) {
+    const auto* table = element.as_table();
+    if (!table) r.fail_type("filesystem", element, "a table");
+    out.push_back(read_filesystem(r, *table));
+  }
+}
+
+void read_log(const Reader& r, const toml::table& table, Config& config) {
+  constexpr std::array<std::string_view, 5> levels{"trace", "debug", "info", "warn", "error"};
+  for (auto&& [key, value] : table) {
+    const auto name = dotted("log", key);
+    if (key != "level") fail_unknown_key(r, name, key);
+    config.log_level = r.string(name, value);
+    if (std::find(levels.begin(), levels.end(), config.log_level) == levels.end())
+      r.fail(value.source(), fmt::format("{}: \"{}\" is not a level (use trace, debug, info, warn or error)",
+                                         name, config.log_level));
+  }
+}
+
+const toml::table& section(const Reader& r, const toml::key& key, const toml::node& value) {
+  const auto* table = value.as_table();
+  if (!table) r.fail(value.source(), fmt::format("{}: expected a table ([{}])", key.str(), key.str()));
+  return *table;
+}
+
+toml::table parse_document(std::string_view text, const std::string& file_name) {
+  try {
+    return toml::parse(text, std::string_view{file_name});
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(file_name, static_cast<int>(e.source().begin.line),
+                      static_cast<int>(e.source().begin.column), std::string{e.description()});
+  }
+}
+
+// The whole file, or nothing when it does not exist; throws std::system_error otherwise.
+std::optional<std::string> read_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw std::system_error(errno, std::generic_category());
+  }
+  std::string text;
+  std::array<char, 16384> buffer{};
+  ssize_t n = 0;
+  while ((n = ::read(fd, buffer.data(), buffer.size())) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::system_error(error, std::generic_category());
+    }
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::string file, int line, int column, const std::string& message)
+    : std::runtime_error(describe_location(file, line, column, message)),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      message_(message) {}
+
+bool PolicyOverride::matches(std::string_view mount_point, std::string_view fs_uuid,
+                             std::string_view type) const {
+  if (mount_point_glob && ::fnmatch(mount_point_glob->c_str(), std::string{mount_point}.c_str(), 0) != 0)
+    return false;
+  // UUIDs are hex: blkid prints them lower case, people paste them upper case.
+  if (uuid && (uuid->size() != fs_uuid.size() ||
+               ::strncasecmp(uuid->data(), fs_uuid.data(), fs_uuid.size()) != 0))
+    return false;
+  return !fs_type || *fs_type == type;
+}
+
+void PolicyOverride::apply_to(TrimPolicy& policy) const {
+  if (enabled) policy.enabled = *enabled;
+  if (interval) policy.schedule.interval = *interval;
+  if (randomized_delay) policy.schedule.randomized_delay = *randomized_delay;
+  if (window) policy.schedule.window = *window;
+  if (chunk_bytes) policy.chunk_bytes = *chunk_bytes;
+  if (min_extent_bytes) policy.min_extent_bytes = *min_extent_bytes;
+  if (chunk_pause) policy.chunk_pause = *chunk_pause;
+  if (rate_limit_bytes_per_sec) policy.rate_limit_bytes_per_sec = *rate_limit_bytes_per_sec;
+  if (overdue_grace) policy.schedule.overdue_grace = *overdue_grace;
+  if (skip_rotational) policy.skip_rotational = *skip_rotational;
+}
+
+TrimPolicy Config::policy_for(std::string_view mount_point, std::string_view uuid,
+                              std::string_view fs_type) const {
+  TrimPolicy policy = trim;
+  for (const auto& o : overrides)
+    if (o.matches(mount_point, uuid, fs_type)) o.apply_to(policy);
+  return policy;
+}
+
+Config parse_config(std::string_view text, const std::string& file_name) {
+  const Reader r{file_name};
+  const toml::table document = parse_document(text, file_name);
+  Config config;
+  for (auto&& [key, value] : document) {
+    if (key == "idle")
+      read_idle(r, section(r, key, value), config);
+    else if (key == "trim")
+      read_trim(r, section(r, key, value), config.trim);
+    else if (key == "log")
+      read_log(r, section(r, key, value), config);
+    else if (key == "filesystem")
+      read_filesystems(r, value, config.overrides);
+    else
+      r.fail(key.source(), fmt::format("{}: unknown key (expected [idle], [trim], [log] or [[filesystem]])",
+                                       key.str()));
+  }
+  return config;
+}
+
+Config load_config(const std::string& path, bool missing_ok) {
+  std::optional<std::string> text;
+  try {
+    text = read_file(path);
+  } catch (const std::system_error& e) {
+    throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(e.code().value())));
+  }
+  if (!text) {
+    if (missing_ok) return Config{};
+    throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(ENOENT)));
+  }
+  return parse_config(*text, path);
+}
+
+}  // namespace trimd

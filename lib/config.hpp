@@ -26,7 +26,9 @@ struct TrimPolicy {
   // Overdue filesystems whose disks never go idle are trimmed "gently".
   std::uint64_t gentle_chunk_bytes = 64ull << 20;
   Duration gentle_pause = std::chrono::seconds{5};
-  bool skip_rotational = true;  // spinning disks gain nothing from TRIM
+  // Rotational devices that support discard are mostly thin-provisioned or
+  // virtual, where TRIM is what gives space back: don't skip them by default.
+  bool skip_rotational = false;
 };
 
 // A [[filesystem]] table: which filesystems it applies to, and what it sets.
@@ -64,7 +66,8 @@ struct Config {
 
 class ConfigError : public std::runtime_error {
  public:
-  // what() is "file:line:column: message" (line/column 0 when unknown).
+  // what() is "file:line:column: message"; line/column are 0 when unknown
+  // (e.g. the file cannot be read), and what() is then "file: message".
   ConfigError(std::string file, int line, int column, const std::string& message);
   const std::string& file() const { return file_; }
   int line() const { return line_; }

@@ -35,7 +35,8 @@ struct DiskStat {
   DiskCounters counters;
 };
 
-// Lines with too few fields are skipped.
+// Lines with too few fields or non-numeric counters are skipped; counters
+// beyond the 17 known ones (future kernels) are ignored.
 std::vector<DiskStat> parse_diskstats(std::string_view text);
 
 // Sectors in /proc/diskstats are always 512 bytes, whatever the device.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "planner.hpp"
@@ -20,8 +21,9 @@ class FsProber {
                               std::uint64_t device_size) = 0;
 };
 
-// FS_IOC_GETFSUUID, then libblkid-free fallbacks (/dev/disk/by-uuid);
-// XFS_IOC_FSGEOMETRY for xfs allocation groups.
+// FS_IOC_GETFSUUID, then libblkid-free fallbacks: BTRFS_IOC_FS_INFO (btrfs
+// answers ENOTTY to the generic ioctl on 6.18), then /dev/disk/by-uuid;
+// XFS_IOC_FSGEOMETRY_V1 for xfs allocation groups.
 class SystemFsProber final : public FsProber {
  public:
   std::optional<std::string> uuid(const std::string& mount_point,
@@ -29,5 +31,26 @@ class SystemFsProber final : public FsProber {
   FsGeometry geometry(const std::string& mount_point, const std::string& fs_type,
                       std::uint64_t device_size) override;
 };
+
+// The fields of the xfs geometry ioctl the planner needs.
+struct XfsGeometry {
+  std::uint32_t block_size = 0;
+  std::uint32_t ag_blocks = 0;     // blocks per allocation group
+  std::uint64_t data_blocks = 0;   // blocks in the data section
+};
+
+// What geometry() makes of its measurements: the xfs ioctl's answer when
+// there is one, and statfs's size as the last resort for an unknown device size.
+FsGeometry combine_geometry(const std::string& fs_type, std::uint64_t device_size,
+                            const std::optional<XfsGeometry>& xfs, std::uint64_t statfs_bytes);
+
+// 16 raw bytes as "8-4-4-4-12" lower-case hex; nothing for another length or
+// the nil UUID (filesystems without one report all zeros).
+std::optional<std::string> format_uuid(std::span<const std::uint8_t> bytes);
+
+// The name of the entry in `dir` (normally /dev/disk/by-uuid) that resolves
+// to the same device node as `source_device`, lower-cased.
+std::optional<std::string> uuid_from_symlink_dir(const std::string& dir,
+                                                 const std::string& source_device);
 
 }  // namespace trimd

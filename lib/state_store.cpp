@@ -1,1 +1,267 @@
-// placeholder
+// state.toml: what trimd remembers per filesystem across restarts. Written
+// atomically (temp file, fsync, rename, fsync of the directory) so a crash
+// leaves either the old or the new file, never half of one.
+#include "state_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <toml++/toml.h>
+
+#if !TOML_EXCEPTIONS
+#error "trimd reads toml++ parse errors as exceptions"
+#endif
+
+namespace trimd {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view state_file_name = "state.toml";
+constexpr std::string_view temp_file_name = ".state.toml.tmp";
+
+// Only basic "..." strings: toml++ 3.3 writes literal and multi-line strings
+// that it cannot read back when they hold quotes, tabs or line breaks.
+constexpr auto string_flags = toml::format_flags::allow_unicode_strings;
+
+[[noreturn]] void throw_errno(int error, const std::string& what) {
+  throw std::system_error(error, std::generic_category(), what);
+}
+
+// TOML integers are signed; byte counts and offsets past 8 EiB do not occur.
+std::int64_t to_toml_integer(std::uint64_t value) {
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  return value > static_cast<std::uint64_t>(max) ? max : static_cast<std::int64_t>(value);
+}
+
+toml::table record_to_table(const FsRecord& record) {
+  toml::table table;
+  table.insert("mount_point", record.mount_point);
+  if (record.last_start) table.insert("last_start_usec", to_usec(*record.last_start));
+  if (record.last_end) table.insert("last_end_usec", to_usec(*record.last_end));
+  table.insert("last_result", record.last_result);
+  table.insert("last_bytes", to_toml_integer(record.last_bytes));
+  if (record.cursor) table.insert("cursor", to_toml_integer(*record.cursor));
+  if (record.pass_start) table.insert("pass_start_usec", to_usec(*record.pass_start));
+  table.insert("pass_bytes", to_toml_integer(record.pass_bytes));
+  return table;
+}
+
+// toml++ 3.3 leaves keys with quotes, tabs or line breaks bare in table
+// headers, so the header is written as a quoted string value instead.
+std::string table_header(const std::string& id) {
+  std::ostringstream out;
+  out << '[' << toml::toml_formatter{toml::value<std::string>{id}, string_flags} << ']';
+  return out.str();
+}
+
+std::string format_state(const StateMap& state) {
+  std::ostringstream out;
+  out << "# trimd's memory of past and unfinished trim passes, one table per filesystem.\n"
+         "# Times are microseconds since the epoch. Written by trimd: edit only while it is stopped.\n";
+  for (const auto& [id, record] : state)
+    out << '\n' << table_header(id) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
+  return out.str();
+}
+
+// Reads one record, throwing std::runtime_error on a value of the wrong type.
+class RecordReader {
+ public:
+  RecordReader(const std::string& id, const toml::table& table) : id_(id), table_(table) {}
+
+  std::optional<std::int64_t> integer(std::string_view key) const {
+    const toml::node* node = table_.get(key);
+    if (!node) return std::nullopt;
+    if (const auto* i = node->as_integer()) return i->get();
+    throw wrong(key, "an integer");
+  }
+  std::uint64_t count(std::string_view key) const {
+    const auto value = integer(key).value_or(0);
+    if (value < 0) throw wrong(key, "a non-negative integer");
+    return static_cast<std::uint64_t>(value);
+  }
+  std::optional<TimePoint> time(std::string_view key) const {
+    const auto usec = integer(key);
+    return usec ? std::optional{from_usec(*usec)} : std::nullopt;
+  }
+  std::string string(std::string_view key) const {
+    const toml::node* node = table_.get(key);
+    if (!node) return {};
+    if (const auto* s = node->as_string()) return s->get();
+    throw wrong(key, "a string");
+  }
+
+ private:
+  std::runtime_error wrong(std::string_view key, std::string_view expected) const {
+    return std::runtime_error(fmt::format("[\"{}\"] {}: expected {}", id_, key, expected));
+  }
+  const std::string& id_;
+  const toml::table& table_;
+};
+
+FsRecord table_to_record(const std::string& id, const toml::table& table) {
+  const RecordReader r{id, table};
+  FsRecord record;
+  record.mount_point = r.string("mount_point");
+  record.last_start = r.time("last_start_usec");
+  record.last_end = r.time("last_end_usec");
+  record.last_result = r.string("last_result");
+  record.last_bytes = r.count("last_bytes");
+  if (r.integer("cursor")) record.cursor = r.count("cursor");
+  record.pass_start = r.time("pass_start_usec");
+  record.pass_bytes = r.count("pass_bytes");
+  return record;
+}
+
+// Unknown keys are left alone: a newer trimd may have written them.
+StateMap parse_state(std::string_view text, const fs::path& file) {
+  toml::table document;
+  try {
+    document = toml::parse(text, file.string());
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(fmt::format("line {}, column {}: {}", e.source().begin.line,
+                                         e.source().begin.column, e.description()));
+  }
+  StateMap state;
+  for (auto&& [key, value] : document) {
+    const std::string id{key.str()};
+    const auto* table = value.as_table();
+    if (!table) throw std::runtime_error(fmt::format("\"{}\": expected a table", id));
+    state.emplace(id, table_to_record(id, *table));
+  }
+  return state;
+}
+
+// The whole file, or nothing when it does not exist; throws std::system_error otherwise.
+std::optional<std::string> read_file(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return std::nullopt;
+  if (fd < 0) throw_errno(errno, "cannot open");
+  std::string text;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = errno;
+      ::close(fd);
+      if (n < 0) throw_errno(error, "cannot read");
+      return text;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+// Keeps a bad file for a person to look at, out of the way of the next save.
+void set_aside(const fs::path& file, const std::string& problem) {
+  auto aside = file;
+  aside += fmt::format(".corrupt-{}", std::time(nullptr));
+  std::error_code ec;
+  fs::rename(file, aside, ec);
+  if (ec)
+    spdlog::warn("{}: {}; starting with an empty state (could not move it aside: {})", file.string(), problem,
+                 ec.message());
+  else
+    spdlog::warn("{}: {}; moved it to {} and starting with an empty state", file.string(), problem,
+                 aside.string());
+}
+
+// mkdir -p, new directories 0755 (less what the umask takes away).
+void make_directories(const fs::path& directory) {
+  fs::path partial;
+  for (const auto& part : directory) {
+    partial /= part;
+    std::error_code ec;
+    if (fs::is_directory(partial, ec)) continue;
+    if (::mkdir(partial.c_str(), 0755) < 0 && errno != EEXIST)
+      throw_errno(errno, "cannot create " + partial.string());
+  }
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // close(2) can report a failed write-back; callers that care ask.
+  int close() { return ::close(std::exchange(fd_, -1)); }
+
+ private:
+  int fd_;
+};
+
+void write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(errno, "write");
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Writes `text` to `file` (mode 0644) and makes it durable; on failure the
+// partial file is removed.
+void write_durably(const fs::path& file, std::string_view text) {
+  Fd fd{::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)};
+  if (fd.get() < 0) throw_errno(errno, "cannot create " + file.string());
+  try {
+    if (::fchmod(fd.get(), 0644) < 0) throw_errno(errno, "fchmod");
+    write_all(fd.get(), text);
+    if (::fsync(fd.get()) < 0) throw_errno(errno, "fsync");
+    if (fd.close() < 0) throw_errno(errno, "close");
+  } catch (const std::system_error& e) {
+    ::unlink(file.c_str());
+    throw std::system_error(e.code(), "cannot write " + file.string());
+  }
+}
+
+void sync_directory(const fs::path& directory) {
+  Fd fd{::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (fd.get() < 0 || ::fsync(fd.get()) < 0) throw_errno(errno, "cannot sync " + directory.string());
+}
+
+}  // namespace
+
+StateStore::StateStore(std::filesystem::path directory)
+    : directory_(std::move(directory)), file_(directory_ / state_file_name) {}
+
+StateMap StateStore::load() {
+  try {
+    const auto text = read_file(file_);
+    if (!text) return {};
+    return parse_state(*text, file_);
+  } catch (const std::runtime_error& e) {  // std::system_error too
+    set_aside(file_, e.what());
+  }
+  return {};
+}
+
+void StateStore::save(const StateMap& state) const {
+  const auto text = format_state(state);
+  make_directories(directory_);
+  const auto temp = directory_ / temp_file_name;
+  write_durably(temp, text);
+  if (::rename(temp.c_str(), file_.c_str()) < 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    throw_errno(error, "cannot replace " + file_.string());
+  }
+  sync_directory(directory_);
+}
+
+}  // namespace trimd

@@ -45,7 +45,12 @@ class FitrimTrimmer final : public Trimmer {
   TrimOutcome trim(const TrimTarget& target, const TrimRange& range) override;
 };
 
-// Map an errno from open()/ioctl(FITRIM) to a status.
+// Map an errno from open()/ioctl(FITRIM) to a status, for a range starting at 0.
 TrimStatus classify_trim_errno(int error);
+
+// The same, for a range starting at `range_start`: EINVAL past 0 means the
+// start lies beyond the end of the filesystem (ext4 and xfs say so), which
+// ends a pass; EINVAL at 0 is a real error.
+TrimStatus classify_trim_errno(int error, std::uint64_t range_start);
 
 }  // namespace trimd

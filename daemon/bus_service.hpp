@@ -1,0 +1,26 @@
+// The D-Bus face of the daemon (org.trimd.trimd1). Thin: converts types and
+// calls the manager; all traffic on the loop thread.
+#pragma once
+
+#include <memory>
+
+#include "event_loop.hpp"
+#include "manager.hpp"
+#include "options.hpp"
+
+namespace trimd {
+
+class DaemonControl;
+
+class BusService {
+ public:
+  virtual ~BusService() = default;
+};
+
+// Connects to the bus named by the options (system bus by default), claims
+// org.trimd.trimd1 and exports the objects. Returns nothing (and logs why)
+// when no bus can be reached: trimd still trims without one.
+std::unique_ptr<BusService> make_bus_service(EventLoop& loop, Manager& manager,
+                                             DaemonControl& control, const Options& options);
+
+}  // namespace trimd

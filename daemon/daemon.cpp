@@ -1,0 +1,189 @@
+#include "daemon.hpp"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "bus_service.hpp"
+#include "watchers.hpp"
+
+namespace trimd {
+
+namespace {
+
+// How long SIGTERM waits for chunks already inside FITRIM.
+constexpr Duration kStopGrace = std::chrono::seconds{2};
+// Progress is persisted at most this often while a pass runs.
+constexpr Duration kSaveInterval = std::chrono::seconds{2};
+// udev events come in bursts; rescan once after the burst.
+constexpr Duration kRescanDelay = std::chrono::milliseconds{200};
+
+}  // namespace
+
+Daemon::Daemon(Options options, Config config)
+    : options_(std::move(options)), config_(std::move(config)), store_(options_.state_dir) {}
+
+Daemon::~Daemon() = default;
+
+void Daemon::setup_signals() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  signal_fd_ = UniqueFd(signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
+  loop_.add(signal_fd_.get(), EPOLLIN, [this](std::uint32_t) { on_signal(); });
+}
+
+void Daemon::on_signal() {
+  signalfd_siginfo info;
+  while (::read(signal_fd_.get(), &info, sizeof info) == sizeof info) {
+    if (info.ssi_signo == SIGHUP) {
+      try {
+        reload();
+      } catch (const ConfigError& e) {
+        spdlog::error("reload failed, keeping the old configuration: {}", e.what());
+      }
+    } else {
+      spdlog::info("{} received, stopping", info.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+      shut_down();
+    }
+  }
+}
+
+void Daemon::reload() {
+  sd_notify(0, "RELOADING=1");
+  Config fresh = load_config(options_.config_path, !options_.config_given);
+  config_ = fresh;
+  manager_->set_config(std::move(fresh), now());
+  sample_timer_->arm_every(config_.sample_interval);
+  spdlog::info("configuration reloaded from {}", options_.config_path);
+  sd_notify(0, "READY=1");
+  kick();
+}
+
+void Daemon::kick() {
+  if (wake_timer_) wake_timer_->arm_in(Duration{1});
+}
+
+void Daemon::rescan() {
+  manager_->update_filesystems(system_.scan().tracked, now());
+  pump();
+}
+
+void Daemon::sample_diskstats() {
+  manager_->observe_diskstats(system_.diskstats(), now());
+  pump();
+}
+
+void Daemon::pump() {
+  if (stopping_) return;
+  const TimePoint t = now();
+  for (auto& job : manager_->take_jobs(t)) workers_->start(std::move(job));
+  save_state(false);
+  update_status_line();
+  if (options_.once && !manager_->passes_active() && workers_->running() == 0) {
+    loop_.quit();
+    return;
+  }
+  wake_timer_->arm_at(manager_->next_wakeup(t), t);
+}
+
+void Daemon::save_state(bool force) {
+  if (!manager_->state_dirty()) return;
+  const TimePoint t = now();
+  if (!force && manager_->passes_active() && t - last_save_ < kSaveInterval) return;
+  try {
+    store_.save(manager_->persistent_state());
+    manager_->mark_state_saved();
+    last_save_ = t;
+  } catch (const std::exception& e) {
+    spdlog::error("cannot save state to {}: {}", store_.path().string(), e.what());
+  }
+}
+
+void Daemon::update_status_line() {
+  std::string line = "STATUS=" + manager_->state();
+  if (line == last_status_line_) return;
+  last_status_line_ = line;
+  sd_notify(0, line.c_str());
+}
+
+void Daemon::start_once() {
+  std::vector<std::string> ids;
+  for (const auto& mount_point : options_.once_mount_points) {
+    auto id = manager_->id_for_mount_point(mount_point);
+    if (!id) {
+      spdlog::error("{}: not a filesystem trimd can trim (see trimd --dry-run)", mount_point);
+      once_failed_ = true;
+      continue;
+    }
+    ids.push_back(*id);
+  }
+  if (once_failed_ && ids.empty()) return;
+  try {
+    manager_->trim_now(ids, false, now());
+  } catch (const ManagerError& e) {
+    spdlog::error("{}", e.what());
+    once_failed_ = true;
+  }
+}
+
+int Daemon::once_exit_code() const {
+  if (once_failed_) return 1;
+  for (const auto& [id, result] : manager_->finished_results())
+    if (result != "success") return 1;
+  return 0;
+}
+
+void Daemon::shut_down() {
+  if (stopping_) return;
+  stopping_ = true;
+  sd_notify(0, "STOPPING=1");
+  manager_->stop();
+  if (workers_->running() > 0 && !workers_->drain(kStopGrace))
+    spdlog::warn("a FITRIM call is still running; its chunk will be redone after restart");
+  save_state(true);
+  loop_.quit();
+}
+
+int Daemon::run() {
+  setup_signals();
+  manager_ = std::make_unique<Manager>(config_, store_.load(), now());
+  workers_ = std::make_unique<TrimWorkers>(loop_, trimmer_,
+                                           [this](const ChunkJob& job, const ChunkResult& r) {
+                                             manager_->chunk_finished(job, r, now());
+                                             pump();
+                                           });
+  wake_timer_ = std::make_unique<Timer>(loop_, [this] { pump(); });
+  sample_timer_ = std::make_unique<Timer>(loop_, [this] { sample_diskstats(); });
+  rescan_timer_ = std::make_unique<Timer>(loop_, [this] { rescan(); });
+  auto schedule_rescan = [this] { rescan_timer_->arm_in(kRescanDelay); };
+  mount_watcher_ = std::make_unique<MountWatcher>(loop_, schedule_rescan);
+  udev_watcher_ = std::make_unique<UdevWatcher>(loop_, schedule_rescan);
+
+  manager_->observe_diskstats(system_.diskstats(), now());
+  manager_->update_filesystems(system_.scan().tracked, now());
+  if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
+  if (options_.once) start_once();
+  sample_timer_->arm_every(config_.sample_interval);
+
+  const auto statuses = manager_->statuses(now());
+  spdlog::info("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),
+               store_.path().string());
+  sd_notify(0, "READY=1");
+  pump();
+  loop_.run();
+  if (!stopping_) save_state(true);
+  bus_.reset();
+  return options_.once ? once_exit_code() : 0;
+}
+
+}  // namespace trimd

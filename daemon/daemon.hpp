@@ -1,0 +1,84 @@
+// Wiring: the loop, the manager, the workers, the watchers, signals, state
+// saving and sd_notify. No policy lives here.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "event_loop.hpp"
+#include "manager.hpp"
+#include "options.hpp"
+#include "state_store.hpp"
+#include "system_view.hpp"
+#include "trim_workers.hpp"
+
+namespace trimd {
+
+class MountWatcher;
+class UdevWatcher;
+class BusService;
+
+// What the bus layer may ask of the daemon beyond the manager.
+class DaemonControl {
+ public:
+  virtual ~DaemonControl() = default;
+  // Re-read the config file. Throws ConfigError; the old config stays.
+  virtual void reload() = 0;
+  // Something changed (a control call): look for work soon.
+  virtual void kick() = 0;
+  virtual TimePoint now() const = 0;
+};
+
+class Daemon final : public DaemonControl {
+ public:
+  Daemon(Options options, Config config);
+  ~Daemon() override;
+  // Runs until SIGTERM/SIGINT (or, with --once, until the passes end).
+  // Returns the process exit code.
+  int run();
+
+  void reload() override;
+  void kick() override;
+  TimePoint now() const override { return Clock::now(); }
+
+ private:
+  void setup_signals();
+  void on_signal();
+  void rescan();
+  void sample_diskstats();
+  void pump();
+  void save_state(bool force);
+  void start_once();
+  void shut_down();
+  void update_status_line();
+  int once_exit_code() const;
+
+  Options options_;
+  Config config_;
+  StateStore store_;
+  SystemView system_;
+  FitrimTrimmer trimmer_;
+  EventLoop loop_;
+  std::unique_ptr<Manager> manager_;
+  std::unique_ptr<TrimWorkers> workers_;
+  std::unique_ptr<MountWatcher> mount_watcher_;
+  std::unique_ptr<UdevWatcher> udev_watcher_;
+  std::unique_ptr<BusService> bus_;
+  std::unique_ptr<Timer> sample_timer_;
+  std::unique_ptr<Timer> wake_timer_;
+  std::unique_ptr<Timer> rescan_timer_;
+  UniqueFd signal_fd_;
+  TimePoint last_save_{};
+  std::string last_status_line_;
+  bool once_started_ = false;
+  bool once_failed_ = false;
+  bool stopping_ = false;
+};
+
+// --dry-run: describe what trimd sees and would do.
+int run_dry_run(const Config& config, const std::string& state_dir);
+
+}  // namespace trimd

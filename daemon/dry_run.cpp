@@ -1,0 +1,62 @@
+// --dry-run: what trimd sees on this machine and what it would do, then exit.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <ctime>
+
+#include "daemon.hpp"
+
+namespace trimd {
+
+namespace {
+
+std::string describe_disk(const BlockDisk& disk) {
+  return fmt::format("{} ({}, discard {}, {})", disk.name, format_size(disk.size_bytes),
+                     disk.supports_discard()
+                         ? "max " + format_size(disk.discard_max_bytes) + " granularity " +
+                               format_size(disk.discard_granularity)
+                         : std::string("unsupported"),
+                     disk.rotational ? "rotational" : "non-rotational");
+}
+
+std::string describe_when(const FsStatus& status, TimePoint now) {
+  if (status.state == FsState::Unsupported) return "not trimmed: " + status.state_reason;
+  if (status.state == FsState::Disabled) return "not trimmed: " + status.state_reason;
+  if (!status.next_trim) return "a pass is under way";
+  const auto t = Clock::to_time_t(*status.next_trim);
+  std::tm local{};
+  localtime_r(&t, &local);
+  const auto wait = std::chrono::duration_cast<Duration>(*status.next_trim - now);
+  return fmt::format("eligible; next trim {:%Y-%m-%d %H:%M} ({})", local,
+                     wait.count() <= 0 ? std::string("due now") : "in " + format_duration(wait));
+}
+
+}  // namespace
+
+int run_dry_run(const Config& config, const std::string& state_dir) {
+  SystemView system;
+  Discovery discovery = system.scan();
+  const TimePoint now = Clock::now();
+  Manager manager(config, StateStore(state_dir).load(), now);
+  std::map<std::string, DiscoveredFs> by_id;
+  for (const auto& fs : discovery.tracked) by_id[fs.id] = fs;
+  manager.update_filesystems(discovery.tracked, now);
+
+  fmt::print("Filesystems trimd tracks:\n");
+  if (discovery.tracked.empty()) fmt::print("  (none)\n");
+  for (const auto& status : manager.statuses(now)) {
+    const DiscoveredFs& fs = by_id.at(status.id);
+    fmt::print("  {} ({}, {}, {}{})\n", status.mount_point, status.fs_type, status.device,
+               format_size(status.size), status.uuid.empty() ? "" : ", UUID " + status.uuid);
+    for (const auto& disk : fs.topology.disks) fmt::print("      disk {}\n", describe_disk(disk));
+    if (status.inline_discard)
+      fmt::print("      mounted with 'discard': every delete already trims inline\n");
+    fmt::print("      {}\n", describe_when(status, now));
+  }
+  fmt::print("\nMounts left alone:\n");
+  for (const auto& skipped : discovery.skipped)
+    fmt::print("  {} ({}): {}\n", skipped.mount.mount_point, skipped.mount.fs_type, skipped.reason);
+  return 0;
+}
+
+}  // namespace trimd

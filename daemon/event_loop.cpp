@@ -1,0 +1,116 @@
+#include "event_loop.hpp"
+
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <system_error>
+#include <vector>
+
+namespace trimd {
+
+namespace {
+
+[[noreturn]] void throw_errno(const char* what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+timespec to_timespec(Duration d) {
+  const auto usec = std::max<std::int64_t>(d.count(), 1);  // 0 would disarm the timer
+  return timespec{static_cast<time_t>(usec / 1000000), static_cast<long>(usec % 1000000) * 1000};
+}
+
+}  // namespace
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+EventLoop::EventLoop() : epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {
+  if (epoll_fd_ < 0) throw_errno("epoll_create1");
+}
+
+EventLoop::~EventLoop() { ::close(epoll_fd_); }
+
+void EventLoop::add(int fd, std::uint32_t events, Callback callback) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) throw_errno("epoll_ctl(ADD)");
+  callbacks_[fd] = std::make_shared<Callback>(std::move(callback));
+}
+
+void EventLoop::modify(int fd, std::uint32_t events) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) < 0) throw_errno("epoll_ctl(MOD)");
+}
+
+void EventLoop::remove(int fd) {
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  callbacks_.erase(fd);
+}
+
+void EventLoop::run(const std::function<int()>& next_timeout) {
+  running_ = true;
+  std::vector<epoll_event> events(16);
+  while (running_) {
+    const int timeout = next_timeout ? next_timeout() : -1;
+    const int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("epoll_wait");
+    }
+    for (int i = 0; i < n && running_; ++i) {
+      auto it = callbacks_.find(events[static_cast<std::size_t>(i)].data.fd);
+      if (it == callbacks_.end()) continue;
+      auto callback = it->second;  // survives remove() from inside itself
+      (*callback)(events[static_cast<std::size_t>(i)].events);
+    }
+  }
+}
+
+Timer::Timer(EventLoop& loop, std::function<void()> on_fire)
+    : loop_(loop), fd_(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)),
+      on_fire_(std::move(on_fire)) {
+  if (fd_ < 0) throw_errno("timerfd_create");
+  loop_.add(fd_, EPOLLIN, [this](std::uint32_t) {
+    std::uint64_t expirations;
+    if (::read(fd_, &expirations, sizeof expirations) == sizeof expirations) on_fire_();
+  });
+}
+
+Timer::~Timer() {
+  loop_.remove(fd_);
+  ::close(fd_);
+}
+
+void Timer::arm_at(TimePoint deadline, TimePoint now) {
+  arm_in(std::chrono::duration_cast<Duration>(deadline - now));
+}
+
+void Timer::arm_in(Duration delay) {
+  itimerspec spec{};
+  spec.it_value = to_timespec(delay);
+  if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
+}
+
+void Timer::arm_every(Duration period) {
+  itimerspec spec{};
+  spec.it_value = to_timespec(period);
+  spec.it_interval = to_timespec(period);
+  if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
+}
+
+}  // namespace trimd

@@ -1,0 +1,36 @@
+// trimd's command line.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trimd {
+
+struct Options {
+  std::string config_path;
+  bool config_given = false;  // --config: a missing file is then an error
+  std::string state_dir;
+  std::optional<std::string> bus_address;  // --bus-address; else the system bus
+  bool no_bus = false;                     // --no-bus
+  bool foreground = false;
+  bool dry_run = false;
+  bool once = false;
+  std::vector<std::string> once_mount_points;
+  bool check_config = false;
+  bool show_version = false;
+  bool show_help = false;
+  std::optional<std::string> log_level;  // --log-level overrides the config
+};
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws UsageError with a one-line message.
+Options parse_options(int argc, char** argv);
+std::string usage_text(const char* program);
+
+}  // namespace trimd

@@ -1,0 +1,84 @@
+#include "discovery.hpp"
+
+#include <algorithm>
+
+#include "filters.hpp"
+
+namespace trimd {
+
+std::vector<std::string> DiscoveredFs::disk_names() const {
+  std::vector<std::string> names;
+  for (const auto& disk : topology.disks) names.push_back(disk.name);
+  return names;
+}
+
+bool DiscoveredFs::rotational() const {
+  return std::any_of(topology.disks.begin(), topology.disks.end(),
+                     [](const BlockDisk& d) { return d.rotational; });
+}
+
+std::string filesystem_id(const std::string& uuid, const MountEntry& mount) {
+  if (!uuid.empty()) return "uuid-" + uuid;
+  return "dev-" + mount.source + "-" + mount.mount_point;
+}
+
+namespace {
+
+// Mounts that are no filesystem to trim at all: not tracked, only listed.
+SkipReason not_a_trim_target(const MountEntry& mount, const std::vector<MountEntry>& all) {
+  if (auto r = skip_pseudo_fs(mount)) return r;
+  if (auto r = skip_network_fs(mount)) return r;
+  if (auto r = skip_special_fs(mount)) return r;
+  if (auto r = skip_read_only(mount)) return r;
+  if (auto r = skip_overmounted(mount, all)) return r;
+  return std::nullopt;
+}
+
+std::uint64_t device_size(const Topology& topology) {
+  std::uint64_t size = 0;
+  for (const auto& device : topology.devices) size += device.size_bytes;
+  return size;
+}
+
+}  // namespace
+
+Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
+                               const std::vector<FstabEntry>& fstab, BlockInventory& inventory,
+                               FsProber& prober) {
+  Discovery result;
+  std::vector<MountEntry> candidates;
+  std::vector<Topology> topologies;
+  for (const auto& mount : mounts) {
+    if (auto reason = not_a_trim_target(mount, mounts)) {
+      result.skipped.push_back({mount, *reason});
+      continue;
+    }
+    Topology topology = inventory.topology_of(mount);
+    if (topology.devices.empty()) {
+      result.skipped.push_back({mount, "no block device behind it"});
+      continue;
+    }
+    candidates.push_back(mount);
+    topologies.push_back(std::move(topology));
+  }
+
+  const auto keep = one_mount_per_filesystem(candidates);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (std::find(keep.begin(), keep.end(), i) == keep.end()) {
+      result.skipped.push_back({candidates[i], "another mount of the same filesystem is trimmed"});
+      continue;
+    }
+    DiscoveredFs fs;
+    fs.mount = candidates[i];
+    fs.topology = std::move(topologies[i]);
+    fs.uuid = prober.uuid(fs.mount.mount_point, fs.mount.source).value_or("");
+    fs.id = filesystem_id(fs.uuid, fs.mount);
+    fs.geometry = prober.geometry(fs.mount.mount_point, fs.mount.fs_type, device_size(fs.topology));
+    fs.unsupported_reason = skip_no_discard(fs.topology);
+    fs.disabled_reason = skip_opted_out(fs.mount, fstab);
+    result.tracked.push_back(std::move(fs));
+  }
+  return result;
+}
+
+}  // namespace trimd

@@ -1,0 +1,53 @@
+// From the mount table to the list of filesystems trimd tracks. Filters come
+// from filters.hpp; this file only puts them in order.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "block_topology.hpp"
+#include "fs_probe.hpp"
+#include "mountinfo.hpp"
+#include "planner.hpp"
+
+namespace trimd {
+
+// A filesystem trimd tracks (it has an object on the bus and a line in
+// `trimctl status`), trimmable or not.
+struct DiscoveredFs {
+  std::string id;  // stable across restarts: "uuid-<UUID>", else "dev-<source>-<mount point>"
+  MountEntry mount;
+  std::string uuid;  // empty when unknown
+  Topology topology;
+  FsGeometry geometry;
+  // Tracked but never trimmed, with the reason: no discard support ...
+  std::optional<std::string> unsupported_reason;
+  // ... or opted out (X-trimd.skip, X-fstrim.notrim).
+  std::optional<std::string> disabled_reason;
+
+  std::vector<std::string> disk_names() const;
+  bool rotational() const;  // any backing disk spins
+  bool inline_discard() const { return mount.has_option("discard"); }
+};
+
+// A mount that is not a filesystem to trim at all (tmpfs, nfs, read-only,
+// a bind mount of a filesystem already listed), with why.
+struct SkippedMount {
+  MountEntry mount;
+  std::string reason;
+};
+
+struct Discovery {
+  std::vector<DiscoveredFs> tracked;
+  std::vector<SkippedMount> skipped;
+};
+
+Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
+                               const std::vector<FstabEntry>& fstab, BlockInventory& inventory,
+                               FsProber& prober);
+
+// The id used for state and object paths.
+std::string filesystem_id(const std::string& uuid, const MountEntry& mount);
+
+}  // namespace trimd

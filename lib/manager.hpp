@@ -1,0 +1,181 @@
+// The engine's heart: owns every tracked filesystem, decides when and how
+// fast each is trimmed. Single-threaded: the daemon calls it from its event
+// loop only. It never blocks and never calls the kernel itself: it hands out
+// chunk jobs, which the daemon runs on worker threads and reports back.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config.hpp"
+#include "discovery.hpp"
+#include "idleness.hpp"
+#include "state_store.hpp"
+#include "time.hpp"
+#include "trimmer.hpp"
+
+namespace trimd {
+
+enum class FsState { Waiting, Scheduled, Trimming, Paused, Unsupported, Disabled, Error };
+const char* to_string(FsState state);
+
+// What `trimctl status` and the bus show of one filesystem.
+struct FsStatus {
+  std::string id;
+  std::string mount_point;
+  std::string device;
+  std::string fs_type;
+  std::string uuid;
+  std::vector<std::string> backing_disks;
+  FsState state = FsState::Scheduled;
+  std::string state_reason;  // why waiting, disabled, unsupported or in error
+  double progress = 0;       // 0..1 of the current (or last) pass
+  std::uint64_t size = 0;
+  std::optional<TimePoint> last_trim_start;
+  std::optional<TimePoint> last_trim_end;
+  std::string last_result;  // "success", "failed: ...", "cancelled", "unsupported", ""
+  std::uint64_t last_bytes_trimmed = 0;
+  std::optional<TimePoint> next_trim;  // when the next pass is due (none while one runs)
+  bool inline_discard = false;
+  bool gentle = false;  // overdue and trimmed while the disks are busy
+
+  bool operator==(const FsStatus&) const = default;
+};
+
+// How the bus layer (and tests) hear about changes. Called on the loop thread.
+class ManagerListener {
+ public:
+  virtual ~ManagerListener() = default;
+  virtual void filesystem_added(const FsStatus&) {}
+  virtual void filesystem_removed(const std::string& /*id*/) {}
+  virtual void filesystem_changed(const FsStatus&) {}
+  virtual void trim_started(const std::string& /*id*/) {}
+  virtual void trim_finished(const std::string& /*id*/, const std::string& /*result*/,
+                             std::uint64_t /*bytes*/, Duration /*elapsed*/) {}
+  virtual void manager_changed() {}  // State or BytesTrimmedTotal
+};
+
+// One FITRIM call to make. `disks` are held until the job is reported back.
+struct ChunkJob {
+  std::uint64_t serial = 0;
+  std::string fs_id;
+  TrimTarget target;
+  TrimRange range;
+  std::vector<std::string> disks;
+};
+
+struct ChunkResult {
+  TrimOutcome outcome;
+  // Discarded bytes measured from the disks' /proc/diskstats counters around
+  // the call; nothing when they could not be read.
+  std::optional<std::uint64_t> bytes_discarded;
+  Duration elapsed{0};
+};
+
+class ManagerError : public std::runtime_error {
+ public:
+  enum class Kind { NotFound, NotSupported, InvalidArgument, Busy };
+  ManagerError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+class Manager {
+ public:
+  Manager(Config config, StateMap state, TimePoint now);
+  ~Manager();
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
+
+  void set_listener(ManagerListener* listener) { listener_ = listener; }
+  const Config& config() const { return config_; }
+  // A reloaded config: policies and schedules are recomputed.
+  void set_config(Config config, TimePoint now);
+
+  // --- inputs --------------------------------------------------------------
+  // The complete list of tracked filesystems, after every mount or udev change.
+  void update_filesystems(std::vector<DiscoveredFs> found, TimePoint now);
+  void observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now);
+
+  // --- the trimming loop ---------------------------------------------------
+  // The chunks to start now; each must be reported back with chunk_finished.
+  std::vector<ChunkJob> take_jobs(TimePoint now);
+  void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now);
+  // The latest time take_jobs should be called again (a pause ends, a pass
+  // becomes due, a window opens). Diskstats samples may call it sooner.
+  TimePoint next_wakeup(TimePoint now) const;
+  // Shutting down: hand out no more jobs; running ones still report back.
+  void stop();
+  bool jobs_in_flight() const { return !busy_disks_.empty(); }
+
+  // --- control (bus, --once) -------------------------------------------------
+  // An empty list means every filesystem; named ones that cannot be found or
+  // trimmed throw ManagerError.
+  void trim_now(const std::vector<std::string>& ids, bool ignore_idle, TimePoint now);
+  void pause(const std::vector<std::string>& ids, TimePoint now);
+  void resume(const std::vector<std::string>& ids, TimePoint now);
+  void cancel(const std::vector<std::string>& ids, TimePoint now);
+  void notify_freed(const std::string& id, std::uint64_t bytes, TimePoint now);
+
+  // --- what it knows ---------------------------------------------------------
+  std::optional<std::string> id_for_mount_point(std::string_view mount_point) const;
+  std::vector<FsStatus> statuses(TimePoint now) const;
+  std::optional<FsStatus> status(const std::string& id, TimePoint now) const;
+  std::string state() const;  // "idle", "trimming", "paused"
+  std::uint64_t bytes_trimmed_total() const { return bytes_trimmed_total_; }
+  // True while any pass is active (running, waiting for idleness or paused).
+  bool passes_active() const;
+  // Results of passes finished since start: id -> result.
+  const std::map<std::string, std::string>& finished_results() const { return finished_; }
+  const IdlenessModel& idleness() const { return idleness_; }
+
+  // The persistent state; `state_dirty` says whether it changed since the
+  // last mark_state_saved().
+  const StateMap& persistent_state() const { return records_; }
+  bool state_dirty() const { return state_dirty_; }
+  void mark_state_saved() { state_dirty_ = false; }
+
+ private:
+  struct Tracked;
+  enum class Decision { Run, Wait };
+
+  Tracked* find(const std::string& id);
+  std::vector<Tracked*> select(const std::vector<std::string>& ids);
+  void apply_policy(Tracked& fs, TimePoint now);
+  void reschedule(Tracked& fs, TimePoint now);
+  void start_pass(Tracked& fs, TimePoint now);
+  void finish_pass(Tracked& fs, const std::string& result, TimePoint now);
+  std::optional<ChunkJob> next_job(Tracked& fs, TimePoint now);
+  bool disks_free(const Tracked& fs) const;
+  bool wants_to_run(const Tracked& fs, TimePoint now) const;
+  void record_progress(Tracked& fs);
+  void notify(Tracked& fs, TimePoint now);
+  void notify_manager();
+  FsStatus make_status(const Tracked& fs, TimePoint now) const;
+
+  Config config_;
+  StateMap records_;
+  bool state_dirty_ = false;
+  IdlenessModel idleness_;
+  TimePoint started_at_;
+  std::map<std::string, std::unique_ptr<Tracked>> filesystems_;
+  std::set<std::string> busy_disks_;
+  std::map<std::string, std::string> finished_;
+  ManagerListener* listener_ = nullptr;
+  std::uint64_t next_serial_ = 1;
+  std::uint64_t bytes_trimmed_total_ = 0;
+  bool paused_all_ = false;
+  bool stopping_ = false;
+  std::string last_manager_state_;
+};
+
+}  // namespace trimd

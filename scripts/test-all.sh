@@ -1,0 +1,29 @@
+#!/bin/bash
+# Install, build and run the whole test suite (as root), the way CI does:
+#   1. a -Werror build; every test (unit, bus, system) against it;
+#   2. an AddressSanitizer + UBSan build; the unit tests against it.
+# Under CI=true a system test that lacks root, a loop device or a tool fails
+# instead of skipping.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+[ "${TRIMD_SKIP_DEPS:-0}" = 1 ] || sh scripts/install-deps.sh
+
+jobs=$(nproc)
+cmake -S . -B build -DTRIMD_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "$jobs"
+cmake -S . -B build-asan -DTRIMD_WERROR=ON -DTRIMD_SANITIZE=ON -DTRIMD_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=Debug
+cmake --build build-asan -j "$jobs"
+
+# System tests watch udev events; there is no systemd as PID 1 in CI.
+if ! pgrep -x systemd-udevd >/dev/null; then
+  /lib/systemd/systemd-udevd --daemon
+  udevadm trigger --subsystem-match=block --action=add || true
+  udevadm settle || true
+fi
+
+ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs"
+ctest --test-dir build --output-on-failure --timeout 900 -j "$jobs"

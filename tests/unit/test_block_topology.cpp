@@ -1,0 +1,413 @@
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <linux/loop.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "block_topology.hpp"
+
+namespace trimd {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// Under CI a missing capability is a failure, never a skip.
+bool on_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
+fs::path make_temp_dir(const std::string& prefix) {
+  std::string templ = (fs::path(::testing::TempDir()) / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return templ;
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << content << "\n";
+}
+
+struct Queue {
+  std::uint64_t discard_granularity = 0;
+  std::uint64_t discard_max_bytes = 0;
+  bool rotational = false;
+};
+
+constexpr Queue kSsd{4096, 2147450880, false};
+constexpr Queue kSpinningDisk{0, 0, true};
+
+// A sysfs tree laid out like the kernel's: devices under devices/, reached
+// through relative symlinks from dev/block/M:m and class/block/<name>.
+class FakeSysfs {
+ public:
+  FakeSysfs() : root_(make_temp_dir("fake-sysfs")) {}
+  ~FakeSysfs() { fs::remove_all(root_); }
+  FakeSysfs(const FakeSysfs&) = delete;
+  FakeSysfs& operator=(const FakeSysfs&) = delete;
+
+  const fs::path& root() const { return root_; }
+
+  fs::path add_disk(const std::string& parent, const std::string& name, const std::string& devno,
+                    std::uint64_t sectors, Queue queue) {
+    const fs::path dir = root_ / "devices" / parent / "block" / name;
+    add_device(dir, devno, sectors);
+    write_file(dir / "queue" / "discard_granularity", std::to_string(queue.discard_granularity));
+    write_file(dir / "queue" / "discard_max_bytes", std::to_string(queue.discard_max_bytes));
+    write_file(dir / "queue" / "rotational", queue.rotational ? "1" : "0");
+    fs::create_directories(dir / "slaves");
+    return dir;
+  }
+
+  fs::path add_partition(const fs::path& disk, const std::string& name, const std::string& devno,
+                         std::uint64_t sectors) {
+    const fs::path dir = disk / name;
+    add_device(dir, devno, sectors);
+    write_file(dir / "partition", name.substr(name.find_last_not_of("0123456789") + 1));
+    return dir;
+  }
+
+  void stack(const fs::path& holder, const fs::path& slave) {
+    link(holder / "slaves" / slave.filename(), slave);
+  }
+
+  void add_btrfs(const std::string& fsid, const std::vector<fs::path>& members) {
+    for (const auto& member : members)
+      link(root_ / "fs" / "btrfs" / fsid / "devices" / member.filename(), member);
+  }
+
+ private:
+  void add_device(const fs::path& dir, const std::string& devno, std::uint64_t sectors) {
+    write_file(dir / "dev", devno);
+    write_file(dir / "size", std::to_string(sectors));
+    link(root_ / "dev" / "block" / devno, dir);
+    link(root_ / "class" / "block" / dir.filename(), dir);
+  }
+
+  static void link(const fs::path& at, const fs::path& target) {
+    fs::create_directories(at.parent_path());
+    fs::create_directory_symlink(fs::relative(target, at.parent_path()), at);
+  }
+
+  fs::path root_;
+};
+
+constexpr const char* kSata = "pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0";
+constexpr const char* kNvme = "pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0";
+constexpr const char* kVirtual = "virtual";
+
+MountEntry mount_of(unsigned major, unsigned minor, const std::string& source,
+                    const std::string& fs_type = "ext4") {
+  MountEntry mount;
+  mount.major = major;
+  mount.minor = minor;
+  mount.source = source;
+  mount.fs_type = fs_type;
+  mount.mount_point = "/mnt/test";
+  return mount;
+}
+
+std::vector<std::string> names(const std::vector<BlockDisk>& disks) {
+  std::vector<std::string> out;
+  for (const auto& disk : disks) out.push_back(disk.name);
+  return out;
+}
+
+class SysfsInventory : public ::testing::Test {
+ protected:
+  FakeSysfs sysfs;
+  SysfsBlockInventory inventory{sysfs.root()};
+};
+
+TEST_F(SysfsInventory, DescribesAWholeDiskFromItsQueueAndSize) {
+  sysfs.add_disk(kSata, "sda", "8:0", 1953525168, kSsd);
+  const BlockDisk sda = inventory.describe(8, 0);
+  EXPECT_EQ(sda.name, "sda");
+  EXPECT_EQ(sda.major, 8u);
+  EXPECT_EQ(sda.minor, 0u);
+  EXPECT_EQ(sda.size_bytes, 1953525168ull * 512);
+  EXPECT_EQ(sda.discard_granularity, kSsd.discard_granularity);
+  EXPECT_EQ(sda.discard_max_bytes, kSsd.discard_max_bytes);
+  EXPECT_FALSE(sda.rotational);
+  EXPECT_TRUE(sda.supports_discard());
+}
+
+TEST_F(SysfsInventory, DescribesAPartitionWithItsDisksQueue) {
+  const fs::path sdb = sysfs.add_disk(kSata, "sdb", "8:16", 7814037168, kSpinningDisk);
+  sysfs.add_partition(sdb, "sdb1", "8:17", 2048000);
+  const BlockDisk sdb1 = inventory.describe(8, 17);
+  EXPECT_EQ(sdb1.name, "sdb1");
+  EXPECT_EQ(sdb1.size_bytes, 2048000ull * 512);
+  EXPECT_TRUE(sdb1.rotational);
+  EXPECT_FALSE(sdb1.supports_discard());
+}
+
+TEST_F(SysfsInventory, LeavesTheNameEmptyForAnUnknownDevice) {
+  const BlockDisk unknown = inventory.describe(9, 9);
+  EXPECT_EQ(unknown.name, "");
+  EXPECT_EQ(unknown.major, 9u);
+  EXPECT_EQ(unknown.minor, 9u);
+}
+
+TEST_F(SysfsInventory, MapsAPartitionToItsWholeDisk) {
+  const fs::path nvme = sysfs.add_disk(kNvme, "nvme0n1", "259:0", 1000215216, kSsd);
+  sysfs.add_partition(nvme, "nvme0n1p2", "259:2", 998115328);
+  const Topology topology = inventory.topology_of(mount_of(259, 2, "/dev/nvme0n1p2"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("nvme0n1p2"));
+  EXPECT_THAT(names(topology.disks), ElementsAre("nvme0n1"));
+  EXPECT_EQ(topology.disks[0].size_bytes, 1000215216ull * 512);
+  EXPECT_EQ(topology.devices[0].discard_max_bytes, kSsd.discard_max_bytes);
+}
+
+TEST_F(SysfsInventory, GoesDownThroughStackedDevicesToTheLeafDisks) {
+  // dm-0 (LVM) over md0 (raid1 of sdb1 + sdc1) and over nvme0n1p1.
+  const fs::path sdb = sysfs.add_disk(kSata, "sdb", "8:16", 1000000, kSsd);
+  const fs::path sdc = sysfs.add_disk(kSata, "sdc", "8:32", 1000000, kSsd);
+  const fs::path nvme = sysfs.add_disk(kNvme, "nvme0n1", "259:0", 2000000, kSsd);
+  const fs::path md0 = sysfs.add_disk(kVirtual, "md0", "9:0", 999000, kSsd);
+  const fs::path dm0 = sysfs.add_disk(kVirtual, "dm-0", "254:0", 2900000, {512, 1048576, false});
+  sysfs.stack(md0, sysfs.add_partition(sdb, "sdb1", "8:17", 999900));
+  sysfs.stack(md0, sysfs.add_partition(sdc, "sdc1", "8:33", 999900));
+  sysfs.stack(dm0, md0);
+  sysfs.stack(dm0, sysfs.add_partition(nvme, "nvme0n1p1", "259:1", 1999000));
+
+  const Topology topology = inventory.topology_of(mount_of(254, 0, "/dev/mapper/vg0-data"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("dm-0"));
+  EXPECT_EQ(topology.devices[0].discard_max_bytes, 1048576u);  // dm-0's own queue
+  EXPECT_THAT(names(topology.disks), ElementsAre("sdb", "sdc", "nvme0n1"));
+}
+
+TEST_F(SysfsInventory, ListsADiskUnderSeveralSlavesOnce) {
+  const fs::path sda = sysfs.add_disk(kSata, "sda", "8:0", 1000000, kSsd);
+  const fs::path dm1 = sysfs.add_disk(kVirtual, "dm-1", "254:1", 900000, kSsd);
+  sysfs.stack(dm1, sysfs.add_partition(sda, "sda2", "8:2", 400000));
+  sysfs.stack(dm1, sysfs.add_partition(sda, "sda3", "8:3", 500000));
+  EXPECT_THAT(names(inventory.topology_of(mount_of(254, 1, "/dev/dm-1")).disks),
+              ElementsAre("sda"));
+}
+
+TEST_F(SysfsInventory, StopsAtACycleOfSlaves) {
+  const fs::path dm2 = sysfs.add_disk(kVirtual, "dm-2", "254:2", 1000, kSsd);
+  const fs::path dm3 = sysfs.add_disk(kVirtual, "dm-3", "254:3", 1000, kSsd);
+  sysfs.stack(dm2, dm3);
+  sysfs.stack(dm3, dm2);
+  const Topology topology = inventory.topology_of(mount_of(254, 2, "/dev/dm-2"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("dm-2"));
+  EXPECT_FALSE(topology.disks.empty());
+}
+
+TEST_F(SysfsInventory, TakesEveryMemberOfAMultiDeviceBtrfs) {
+  // Device names that exist on no machine: only sysfs can resolve them.
+  const fs::path sdx = sysfs.add_disk(kSata, "sdx", "65:112", 500000, kSsd);
+  const fs::path sdy = sysfs.add_disk(kSata, "sdy", "65:128", 500000, kSpinningDisk);
+  sysfs.add_disk(kSata, "sdz", "65:144", 500000, kSsd);  // another filesystem's
+  sysfs.add_btrfs("0b5d2ec4-1f7a-4a55-9c3e-7d2d6f9e8a10", {sdx, sdy});
+  const Topology topology = inventory.topology_of(mount_of(0, 41, "/dev/sdy", "btrfs"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("sdx", "sdy"));
+  EXPECT_THAT(names(topology.disks), ElementsAre("sdx", "sdy"));
+  EXPECT_EQ(topology.devices[1].major, 65u);
+  EXPECT_EQ(topology.devices[1].minor, 128u);
+}
+
+TEST_F(SysfsInventory, FindsTheBtrfsOfAPartitionMember) {
+  const fs::path sdx = sysfs.add_disk(kSata, "sdx", "65:112", 500000, kSsd);
+  const fs::path sdx1 = sysfs.add_partition(sdx, "sdx1", "65:113", 400000);
+  sysfs.add_btrfs("5e4a0b1c-0000-4000-8000-000000000001", {sdx1});
+  const Topology topology = inventory.topology_of(mount_of(0, 42, "/dev/sdx1", "btrfs"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("sdx1"));
+  EXPECT_THAT(names(topology.disks), ElementsAre("sdx"));
+}
+
+TEST_F(SysfsInventory, ResolvesAnAnonymousDeviceNumberThroughTheSourceName) {
+  sysfs.add_disk(kSata, "sdx", "65:112", 500000, kSsd);
+  const Topology topology = inventory.topology_of(mount_of(0, 50, "/dev/sdx", "fuseblk"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("sdx"));
+}
+
+// The source is a real device node of this machine; the fake tree knows its
+// number under another name, so the answer shows which path was taken.
+TEST_F(SysfsInventory, ResolvesAnAnonymousDeviceNumberThroughStatOfTheSource) {
+  std::optional<fs::path> node;
+  struct stat st {};
+  std::error_code error;
+  for (fs::directory_iterator it("/dev", error), end; !error && it != end && !node;
+       it.increment(error))
+    if (::stat(it->path().c_str(), &st) == 0 && S_ISBLK(st.st_mode)) node = it->path();
+  if (!node && on_ci()) FAIL() << "no block device node in /dev";
+  if (!node) GTEST_SKIP() << "no block device node in /dev";
+  const std::string devno =
+      std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+  sysfs.add_disk(kVirtual, "stat-found", devno, 1000, kSsd);
+  const Topology topology = inventory.topology_of(mount_of(0, 51, node->string(), "btrfs"));
+  EXPECT_THAT(names(topology.devices), ElementsAre("stat-found"));
+}
+
+TEST_F(SysfsInventory, ReturnsAnEmptyTopologyWithoutABlockDevice) {
+  sysfs.add_disk(kSata, "sda", "8:0", 1000000, kSsd);
+  EXPECT_THAT(inventory.topology_of(mount_of(0, 23, "tmpfs", "tmpfs")).devices, IsEmpty());
+  EXPECT_THAT(inventory.topology_of(mount_of(0, 35, "nas.lan:/export", "nfs4")).devices, IsEmpty());
+  EXPECT_THAT(inventory.topology_of(mount_of(0, 36, "/dev/no-such-disk")).devices, IsEmpty());
+  const Topology gone = inventory.topology_of(mount_of(8, 5, "/dev/sda5"));  // not in sysfs
+  EXPECT_THAT(gone.devices, IsEmpty());
+  EXPECT_THAT(gone.disks, IsEmpty());
+}
+
+// ---- The real /sys, with a real loop device (root only) ----
+
+// A loop device over a sparse file, detached on every exit path.
+class LoopDevice {
+ public:
+  LoopDevice(const fs::path& dir, const std::string& name, off_t size) {
+    const fs::path backing = dir / (name + ".img");
+    const int file = ::open(backing.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (file < 0) throw std::runtime_error("cannot make " + backing.string());
+    if (::ftruncate(file, size) != 0) {
+      ::close(file);
+      throw std::runtime_error("cannot size " + backing.string());
+    }
+    const int control = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    for (int attempt = 0; control >= 0 && fd_ < 0 && attempt < 10; ++attempt) {
+      const int number = ::ioctl(control, LOOP_CTL_GET_FREE);
+      if (number < 0) break;
+      number_ = static_cast<unsigned>(number);
+      path_ = device_node(dir);
+      const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+      loop_config config{};
+      config.fd = static_cast<__u32>(file);
+      config.info.lo_flags = LO_FLAGS_AUTOCLEAR;  // gone even if this process dies
+      if (fd >= 0 && ::ioctl(fd, LOOP_CONFIGURE, &config) == 0)
+        fd_ = fd;
+      else if (fd >= 0)
+        ::close(fd);  // taken by someone else meanwhile: try the next
+    }
+    if (control >= 0) ::close(control);
+    ::close(file);
+    if (fd_ < 0) throw std::runtime_error("cannot attach a loop device");
+  }
+  ~LoopDevice() {
+    ::ioctl(fd_, LOOP_CLR_FD, 0);
+    ::close(fd_);
+  }
+  LoopDevice(const LoopDevice&) = delete;
+  LoopDevice& operator=(const LoopDevice&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string name() const { return "loop" + std::to_string(number_); }
+  unsigned number() const { return number_; }
+
+ private:
+  // Without udev, /dev/loopN may not exist yet for a new N: make a node.
+  std::string device_node(const fs::path& dir) const {
+    const std::string dev_path = "/dev/" + name();
+    struct stat st {};
+    if (::stat(dev_path.c_str(), &st) == 0) return dev_path;
+    const fs::path node = dir / name();
+    ::mknod(node.c_str(), S_IFBLK | 0600, makedev(7, number_));
+    return node.string();
+  }
+
+  unsigned number_ = 0;
+  std::string path_;
+  int fd_ = -1;
+};
+
+class MountGuard {
+ public:
+  MountGuard(const std::string& source, const fs::path& target, const std::string& type,
+             const std::string& data = "")
+      : target_(target) {
+    fs::create_directories(target);
+    if (::mount(source.c_str(), target.c_str(), type.c_str(), 0, data.c_str()) != 0)
+      throw std::runtime_error("mount " + source + " failed");
+  }
+  ~MountGuard() { ::umount2(target_.c_str(), MNT_DETACH); }
+  MountGuard(const MountGuard&) = delete;
+  MountGuard& operator=(const MountGuard&) = delete;
+
+ private:
+  fs::path target_;
+};
+
+// Mounts made from here on stay in this test process's own namespace.
+void enter_private_mount_namespace() {
+  ASSERT_EQ(::unshare(CLONE_NEWNS), 0);
+  ASSERT_EQ(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0);
+}
+
+std::optional<MountEntry> live_mount_at(const fs::path& mount_point) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (auto& mount : parse_mountinfo(text.str()))
+    if (mount.mount_point == mount_point.string()) return mount;
+  return std::nullopt;
+}
+
+int run(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()); }
+
+class RealSysfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0 && on_ci()) FAIL() << "CI=true: the real-sysfs tests need root";
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to attach loop devices";
+    dir_ = make_temp_dir("trimd-real-sysfs");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  fs::path dir_;
+  SysfsBlockInventory inventory;  // the real /sys
+};
+
+TEST_F(RealSysfs, DescribesAnAttachedLoopDeviceAsDiscardCapable) {
+  const LoopDevice loop(dir_, "plain", 64 << 20);
+  const BlockDisk disk = inventory.describe(7, loop.number());
+  EXPECT_EQ(disk.name, loop.name());
+  EXPECT_EQ(disk.size_bytes, 64u << 20);
+  EXPECT_GT(disk.discard_max_bytes, 0u);
+  EXPECT_GT(disk.discard_granularity, 0u);
+}
+
+TEST_F(RealSysfs, TopologyOfAMountedLoopDeviceIsThatLoopDevice) {
+  const LoopDevice loop(dir_, "ext4", 64 << 20);
+  ASSERT_EQ(run("mkfs.ext4 -q -F " + loop.path()), 0);
+  enter_private_mount_namespace();
+  const MountGuard mounted(loop.path(), dir_ / "mnt", "ext4");
+  const auto mount = live_mount_at(dir_ / "mnt");
+  ASSERT_TRUE(mount.has_value());
+  const Topology topology = inventory.topology_of(*mount);
+  EXPECT_THAT(names(topology.devices), ElementsAre(loop.name()));
+  EXPECT_THAT(names(topology.disks), ElementsAre(loop.name()));
+  ASSERT_FALSE(topology.devices.empty());
+  EXPECT_GT(topology.devices[0].discard_max_bytes, 0u);
+}
+
+TEST_F(RealSysfs, TopologyOfATwoDeviceBtrfsListsBothLoopDevices) {
+  const LoopDevice first(dir_, "btrfs-a", 160 << 20);
+  const LoopDevice second(dir_, "btrfs-b", 160 << 20);
+  ASSERT_EQ(run("mkfs.btrfs -q -f -d raid1 -m raid1 " + first.path() + " " + second.path()), 0);
+  enter_private_mount_namespace();
+  const MountGuard mounted(first.path(), dir_ / "mnt", "btrfs", "device=" + second.path());
+  const auto mount = live_mount_at(dir_ / "mnt");
+  ASSERT_TRUE(mount.has_value());
+  EXPECT_EQ(mount->major, 0u);  // anonymous: only the source leads to the devices
+  std::vector<std::string> expected = {first.name(), second.name()};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names(inventory.topology_of(*mount).devices), expected);
+}
+
+}  // namespace
+}  // namespace trimd

@@ -1,0 +1,236 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "state_store.hpp"
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+using trimd::FsRecord;
+using trimd::StateMap;
+using trimd::StateStore;
+
+namespace {
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in{file};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& file, const std::string& text) { std::ofstream{file} << text; }
+
+FsRecord complete_record() {
+  FsRecord r;
+  r.last_start = trimd::from_usec(1700000000123456);
+  r.last_end = trimd::from_usec(1700000090654321);
+  r.last_result = "failed: Input/output error";
+  r.last_bytes = 5'000'000'000;
+  r.cursor = 3ull << 30;
+  r.pass_start = trimd::from_usec(1700100000000001);
+  r.pass_bytes = 123456789;
+  r.mount_point = "/srv/vm images";
+  return r;
+}
+
+void expect_same_record(const FsRecord& a, const FsRecord& b) {
+  EXPECT_EQ(a.last_start, b.last_start);
+  EXPECT_EQ(a.last_end, b.last_end);
+  EXPECT_EQ(a.last_result, b.last_result);
+  EXPECT_EQ(a.last_bytes, b.last_bytes);
+  EXPECT_EQ(a.cursor, b.cursor);
+  EXPECT_EQ(a.pass_start, b.pass_start);
+  EXPECT_EQ(a.pass_bytes, b.pass_bytes);
+  EXPECT_EQ(a.mount_point, b.mount_point);
+}
+
+void expect_same_state(const StateMap& a, const StateMap& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [id, record] : a) {
+    SCOPED_TRACE(id);
+    ASSERT_EQ(b.count(id), 1u);
+    expect_same_record(record, b.at(id));
+  }
+}
+
+class StateStoreTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "trimd-state-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    // Capture warnings to check that a person learns what happened.
+    logger_ = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_));
+    previous_logger_ = spdlog::default_logger();
+    spdlog::set_default_logger(logger_);
+  }
+  void TearDown() override {
+    spdlog::set_default_logger(previous_logger_);
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  std::vector<fs::path> files_in(const fs::path& dir) const {
+    std::vector<fs::path> names;
+    for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  fs::path root_;
+  std::ostringstream log_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<spdlog::logger> previous_logger_;
+};
+
+}  // namespace
+
+TEST_F(StateStoreTest, KeepsTheStateFileInTheDirectory) {
+  EXPECT_EQ(StateStore{root_}.path(), root_ / "state.toml");
+}
+
+TEST_F(StateStoreTest, MissingFileLoadsAsEmptyState) {
+  StateStore store{root_ / "never-written"};
+  EXPECT_TRUE(store.load().empty());
+  EXPECT_FALSE(fs::exists(root_ / "never-written"));
+  EXPECT_TRUE(log_.str().empty());
+}
+
+TEST_F(StateStoreTest, RoundTripsEveryFieldAndLeavesOptionalOnesAbsent) {
+  StateMap state;
+  state["/dev/disk/by-uuid/0b6b1b4e:ext4"] = complete_record();
+  state["fresh"] = FsRecord{};  // never trimmed: every optional absent, strings empty
+  FsRecord finished;
+  finished.last_end = trimd::from_usec(0);  // the epoch is a time, not "absent"
+  finished.last_result = "success";
+  state["finished"] = finished;
+  StateStore store{root_};
+  store.save(state);
+  const StateMap loaded = store.load();
+  expect_same_state(state, loaded);
+  EXPECT_FALSE(loaded.at("fresh").last_start.has_value());
+  EXPECT_FALSE(loaded.at("fresh").cursor.has_value());
+  EXPECT_FALSE(loaded.at("fresh").pass_start.has_value());
+  EXPECT_TRUE(loaded.at("finished").last_end.has_value());
+}
+
+TEST_F(StateStoreTest, QuotesIdsThatNeedIt) {
+  StateMap state;
+  for (const std::string id : {"/dev/sda1", "UUID=1234:/mnt/a b", "it's", "quote\"back\\slash", "tab\there",
+                               "new\nline", "dotted.key", "ünïcode", "", "[brackets]", "#hash"})
+    state[id].mount_point = id;
+  StateStore store{root_};
+  store.save(state);
+  expect_same_state(state, store.load());
+  EXPECT_TRUE(log_.str().empty()) << log_.str();
+}
+
+TEST_F(StateStoreTest, StoresTimesAsIntegerMicrosecondsSinceTheEpoch) {
+  StateMap state;
+  state["fs"].last_start = trimd::from_usec(1700000000123456);
+  StateStore{root_}.save(state);
+  EXPECT_THAT(read_text(root_ / "state.toml"), HasSubstr("1700000000123456"));
+}
+
+TEST_F(StateStoreTest, SavingReplacesThePreviousState) {
+  StateStore store{root_};
+  store.save({{"a", complete_record()}, {"b", FsRecord{}}});
+  store.save({{"c", FsRecord{}}});
+  const auto loaded = store.load();
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded.count("c"), 1u);
+}
+
+TEST_F(StateStoreTest, SaveCreatesMissingDirectoriesAndLeavesNoTempFile) {
+  const auto dir = root_ / "var" / "lib" / "trimd";
+  const mode_t old_umask = ::umask(022);
+  StateStore{dir}.save({{"fs", complete_record()}});
+  ::umask(old_umask);
+  EXPECT_EQ(files_in(dir), std::vector<fs::path>{"state.toml"});
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat((dir / "state.toml").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
+TEST_F(StateStoreTest, WritesTheStateFileWithMode0644WhateverTheUmask) {
+  const mode_t old_umask = ::umask(077);
+  StateStore{root_}.save({{"fs", FsRecord{}}});
+  ::umask(old_umask);
+  struct stat st {};
+  ASSERT_EQ(::stat((root_ / "state.toml").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
+TEST_F(StateStoreTest, FailedSaveThrowsAndLeavesThePreviousFileIntact) {
+  StateStore store{root_};
+  store.save({{"old", complete_record()}});
+  const auto before = read_text(store.path());
+  // A directory where the temp file goes: open(2) fails even for root.
+  fs::create_directory(root_ / ".state.toml.tmp");
+  EXPECT_THROW(store.save({{"new", FsRecord{}}}), std::system_error);
+  EXPECT_EQ(read_text(store.path()), before);
+  EXPECT_EQ(store.load().count("old"), 1u);
+}
+
+TEST_F(StateStoreTest, SaveIntoAPathThatIsARegularFileThrows) {
+  write_text(root_ / "not-a-dir", "x");
+  StateStore store{root_ / "not-a-dir"};
+  EXPECT_THROW(store.save({{"fs", FsRecord{}}}), std::system_error);
+  EXPECT_EQ(read_text(root_ / "not-a-dir"), "x");
+}
+
+TEST_F(StateStoreTest, CorruptFileIsMovedAsideLoggedAndLoadsAsEmpty) {
+  const std::string garbage = "[\"fs\"\nlast_bytes = = 3\n";
+  write_text(root_ / "state.toml", garbage);
+  StateStore store{root_};
+  EXPECT_TRUE(store.load().empty());
+  EXPECT_FALSE(fs::exists(store.path()));
+  const auto files = files_in(root_);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_THAT(files[0].string(), testing::MatchesRegex("state\\.toml\\.corrupt-[0-9]+"));
+  EXPECT_EQ(read_text(root_ / files[0]), garbage);
+  EXPECT_THAT(log_.str(), HasSubstr((root_ / "state.toml").string()));
+  EXPECT_THAT(log_.str(), HasSubstr("line 1"));
+}
+
+TEST_F(StateStoreTest, ValuesOfTheWrongTypeCountAsCorrupt) {
+  for (const std::string text : {"[fs]\nlast_bytes = \"many\"\n", "[fs]\ncursor = -1\n",
+                                 "[fs]\nlast_start_usec = 1.5\n", "[fs]\nmount_point = 7\n", "fs = 3\n"}) {
+    SCOPED_TRACE(text);
+    write_text(root_ / "state.toml", text);
+    EXPECT_TRUE(StateStore{root_}.load().empty());
+    EXPECT_FALSE(fs::exists(root_ / "state.toml"));
+    for (const auto& f : files_in(root_)) fs::remove(root_ / f);
+  }
+  EXPECT_THAT(log_.str(), HasSubstr("last_bytes: expected an integer"));
+}
+
+TEST_F(StateStoreTest, UnreadableFileIsMovedAsideAndLoadsAsEmpty) {
+  fs::create_directory(root_ / "state.toml");
+  EXPECT_TRUE(StateStore{root_}.load().empty());
+  EXPECT_FALSE(fs::exists(root_ / "state.toml"));
+  EXPECT_THAT(log_.str(), HasSubstr("Is a directory"));
+}
+
+TEST_F(StateStoreTest, IgnoresKeysItDoesNotKnow) {
+  write_text(root_ / "state.toml", "['/dev/sda1']\nlast_bytes = 42\nwritten_by_a_newer_trimd = true\n");
+  const auto loaded = StateStore{root_}.load();
+  ASSERT_EQ(loaded.count("/dev/sda1"), 1u);
+  EXPECT_EQ(loaded.at("/dev/sda1").last_bytes, 42u);
+}
