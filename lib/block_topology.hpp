@@ -42,8 +42,9 @@ class BlockInventory {
 
 // Reads /sys/dev/block, /sys/class/block and /sys/fs/btrfs under `sysfs_root`.
 // Filesystems whose superblock has an anonymous device number (btrfs) are
-// resolved through `mount.source` stat'ed under `dev_root`... or, when that
-// fails, through /sys/fs/btrfs/<uuid>/devices.
+// resolved through their source: stat() of the device node, else its kernel
+// name under <sysfs>/class/block; the other members of a multi-device btrfs
+// come from <sysfs>/fs/btrfs/<uuid>/devices.
 class SysfsBlockInventory final : public BlockInventory {
  public:
   explicit SysfsBlockInventory(std::filesystem::path sysfs_root = "/sys");

@@ -57,6 +57,7 @@ struct Manager::Tracked {
   bool cancel_requested = false;
   bool in_flight = false;
   bool waiting_for_idle = false;
+  bool waiting_for_disk = false;
   bool gentle = false;
   TimePoint not_before{};
   std::string wait_reason;
@@ -223,7 +224,8 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now) {
                                               now - fs.due)));
   fs.gentle = gentle;
   fs.waiting_for_idle = false;
-  if (!disks_free(fs)) {
+  fs.waiting_for_disk = !disks_free(fs);
+  if (fs.waiting_for_disk) {
     fs.wait_reason = "another filesystem on the same disk is being trimmed";
     return std::nullopt;
   }
@@ -243,6 +245,8 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now) {
   job.disks = fs.fs.disk_names();
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
   fs.in_flight = true;
+  spdlog::debug("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point, fs.chunks + 1,
+                job.range.start, job.range.len, gentle ? " (gentle)" : "");
   return job;
 }
 
@@ -361,6 +365,7 @@ void Manager::finish_pass(Tracked& fs, const std::string& result, TimePoint now)
   fs.cancel_requested = false;
   fs.gentle = false;
   fs.waiting_for_idle = false;
+  fs.waiting_for_disk = false;
   fs.wait_reason.clear();
   record_progress(fs);
   reschedule(fs, now);
@@ -381,7 +386,11 @@ TimePoint Manager::next_wakeup(TimePoint now) const {
   TimePoint wake = now + std::chrono::hours{1};
   for (const auto& [id, fs] : filesystems_) {
     if (!fs->trimmable() || fs->paused || fs->in_flight) continue;
-    TimePoint t = fs->pass_active || fs->forced ? std::max(fs->not_before, now) : fs->due;
+    // Waiting for idle disks or a busy disk: the next diskstats sample or
+    // the other chunk's completion wakes the loop, not a timer.
+    if (fs->waiting_for_idle || fs->waiting_for_disk) continue;
+    const bool running = fs->pass_active || fs->forced;
+    TimePoint t = running ? std::max(fs->not_before, now) : fs->due;
     if (!fs->forced && fs->policy.schedule.window)
       t = next_window_start(fs->policy.schedule.window, std::max(t, now));
     wake = std::min(wake, t);

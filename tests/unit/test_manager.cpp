@@ -441,3 +441,25 @@ TEST_F(ManagerTest, StopHandsOutNoMoreChunks) {
   m->stop();
   EXPECT_TRUE(m->take_jobs(now).empty());
 }
+
+TEST_F(ManagerTest, WaitingForIdleDisksLeavesWakingUpToTheNextSample) {
+  disks["loop0"] = {};
+  auto m = make();
+  m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
+  busy.insert("loop0");
+  pass_time(*m, 3);
+  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_GT(m->next_wakeup(now), now + 1min) << "a timer at 'now' would spin the loop";
+}
+
+TEST_F(ManagerTest, BetweenChunksTheNextWakeupIsWhenThePauseEnds) {
+  disks["loop0"] = {};
+  Config config = quick_config();
+  config.trim.chunk_pause = 300ms;
+  auto m = make(config);
+  m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
+  pass_time(*m, 6);
+  auto jobs = m->take_jobs(now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  EXPECT_EQ(m->next_wakeup(now), now + 300ms);
+}
