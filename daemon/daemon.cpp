@@ -60,10 +60,17 @@ void Daemon::on_signal() {
 
 void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
-  Config fresh = load_config(options_.config_path, !options_.config_given);
+  Config fresh;
+  try {
+    fresh = load_config(options_.config_path, !options_.config_given);
+  } catch (const ConfigError&) {
+    sd_notify(0, "READY=1");  // the old config stays in force: still ready
+    throw;
+  }
   config_ = fresh;
   manager_->set_config(std::move(fresh), now());
   sample_timer_->arm_every(config_.sample_interval);
+  spdlog::set_level(spdlog::level::from_str(options_.log_level.value_or(config_.log_level)));
   spdlog::info("configuration reloaded from {}", options_.config_path);
   sd_notify(0, "READY=1");
   kick();

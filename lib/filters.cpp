@@ -84,7 +84,7 @@ std::string join_names(const std::vector<BlockDisk>& disks) {
 }  // namespace
 
 SkipReason skip_read_only(const MountEntry& mount) {
-  if (mount.read_only()) return "read-only mount";
+  if (mount.read_only()) return "read-only filesystem";
   return std::nullopt;
 }
 

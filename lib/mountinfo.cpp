@@ -146,7 +146,7 @@ bool MountEntry::has_option(std::string_view name) const {
 }
 
 bool MountEntry::read_only() const {
-  return contains_option(mount_options, "ro") || contains_option(super_options, "ro");
+  return contains_option(super_options, "ro");
 }
 
 std::string unescape_octal(std::string_view text) {

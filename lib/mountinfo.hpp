@@ -23,7 +23,11 @@ struct MountEntry {
 
   // True when `name` (or `name=...`) is among the mount or superblock options.
   bool has_option(std::string_view name) const;
-  bool read_only() const;  // "ro" in the mount or the superblock options
+  // "ro" in the superblock options. A read-only *mount* of a writable
+  // filesystem still takes FITRIM (it is an ioctl on a read-only fd), and
+  // under systemd's ProtectSystem=strict every mount in trimd's namespace is
+  // read-only: judging by the mount would skip everything.
+  bool read_only() const;
 };
 
 // Lines that do not parse are skipped: the kernel writes this file, and one

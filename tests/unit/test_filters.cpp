@@ -76,11 +76,10 @@ Topology topology_of(std::vector<BlockDisk> devices) {
   return t;
 }
 
-TEST(SkipReadOnly, SkipsMountsThatAreReadOnlyPerMountOrPerSuperblock) {
+TEST(SkipReadOnly, SkipsReadOnlyFilesystemsButNotReadOnlyMountsOfWritableOnes) {
   EXPECT_THAT(skip_read_only(at(desktop(), "/mnt/backup")),
-              Optional(std::string("read-only mount")));
-  EXPECT_THAT(skip_read_only(at(loops(), "/tmp/discovery/cap/mnt/bind")),
-              Optional(std::string("read-only mount")));
+              Optional(std::string("read-only filesystem")));
+  EXPECT_EQ(skip_read_only(at(loops(), "/tmp/discovery/cap/mnt/bind")), std::nullopt);
   EXPECT_EQ(skip_read_only(at(desktop(), "/home")), std::nullopt);
 }
 
@@ -215,9 +214,9 @@ TEST(SkipNoDiscard, PassesWhenAnyDeviceSupportsDiscard) {
 
 TEST(FirstSkipReason, ChecksReadOnlyFirst) {
   MountEntry mount = mount_of_type("tmpfs");
-  mount.mount_options = {"ro"};
+  mount.super_options = {"ro"};
   EXPECT_THAT(first_skip_reason(mount, {mount}, {}, Topology{}),
-              Optional(std::string("read-only mount")));
+              Optional(std::string("read-only filesystem")));
 }
 
 TEST(FirstSkipReason, LeavesOnlyTrimmableBlockFilesystemsOfADesktop) {

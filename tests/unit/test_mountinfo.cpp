@@ -117,8 +117,10 @@ TEST(MountinfoParser, KeepsTheRootOfABindMount) {
   EXPECT_EQ(origin.root, "/");
   EXPECT_EQ(bind.major, origin.major);
   EXPECT_EQ(bind.minor, origin.minor);
-  // Read-only per mount; the superblock stays writable.
-  EXPECT_TRUE(bind.read_only());
+  // Read-only per mount, but the superblock stays writable: still trimmable.
+  EXPECT_TRUE(std::find(bind.mount_options.begin(), bind.mount_options.end(), "ro") !=
+              bind.mount_options.end());
+  EXPECT_FALSE(bind.read_only());
   EXPECT_FALSE(origin.read_only());
 }
 
@@ -183,13 +185,13 @@ TEST(MountEntry, HasOptionMatchesBareNamesAndNameValuePairs) {
   EXPECT_FALSE(home.has_option("disc"));    // a prefix is not a name
 }
 
-TEST(MountEntry, IsReadOnlyWhenEitherTheMountOrTheSuperblockIs) {
+TEST(MountEntry, IsReadOnlyOnlyWhenTheSuperblockIs) {
   const auto table = parse_mountinfo(
       "1 0 8:1 / /a ro - ext4 /dev/sda1 rw\n"
       "2 0 8:2 / /b rw - ext4 /dev/sda2 ro\n"
       "3 0 8:3 / /c rw,relatime - ext4 /dev/sda3 rw,errors=remount-ro\n");
   ASSERT_EQ(table.size(), 3u);
-  EXPECT_TRUE(table[0].read_only());
+  EXPECT_FALSE(table[0].read_only()) << "a read-only mount of a writable filesystem";
   EXPECT_TRUE(table[1].read_only());
   EXPECT_FALSE(table[2].read_only());
 }
