@@ -14,6 +14,10 @@ using namespace trimd;
 
 namespace {
 
+// EX_CONFIG, as systemd's exit-status table calls it: a unit can refuse to
+// restart into the same broken policy (RestartPreventExitStatus=).
+constexpr int kExitConfig = 78;
+
 void setup_logging(const std::string& level) {
   auto logger = spdlog::stderr_color_mt("trimd");
   // Under systemd the journal adds its own timestamps.
@@ -49,7 +53,7 @@ int main(int argc, char** argv) {
     config = load_config(options.config_path, !options.config_given);
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "trimd: %s\n", e.what());
-    return 1;
+    return kExitConfig;
   }
   if (options.check_config) {
     std::printf("%s: configuration is valid\n", options.config_path.c_str());
