@@ -1,0 +1,123 @@
+// trimctl's only way to trimd: the org.trimd.trimd1 API through the proxies
+// generated from daemon/dbus/org.trimd.trimd1.xml. Nothing here leaks
+// sdbus-c++ types, so the commands and their formatting stay bus-free.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace trimctl {
+
+// The types the API's properties have (b, t, d, s, as).
+using PropertyValue = std::variant<bool, uint64_t, double, std::string, std::vector<std::string>>;
+using PropertyMap = std::map<std::string, PropertyValue>;
+
+struct ManagerInfo {
+  std::string version;
+  std::string state;
+  uint64_t bytes_trimmed_total = 0;
+};
+
+// One org.trimd.trimd1.Filesystem object; timestamps in usec, 0 = never.
+struct FilesystemInfo {
+  std::string object_path;
+  std::string mount_point;
+  std::string device;
+  std::string fs_type;
+  std::string uuid;
+  std::vector<std::string> backing_disks;
+  std::string state;
+  std::string state_reason;
+  double progress = 0;
+  uint64_t size = 0;
+  uint64_t last_trim_start = 0;
+  uint64_t last_trim_end = 0;
+  std::string last_result;
+  uint64_t last_bytes_trimmed = 0;
+  uint64_t next_trim = 0;
+  bool inline_discard = false;
+};
+
+// Copies the properties it knows into the struct; others are ignored, so
+// a newer trimd with more properties still works.
+void apply_properties(ManagerInfo& manager, const PropertyMap& properties);
+void apply_properties(FilesystemInfo& filesystem, const PropertyMap& properties);
+
+// trimd (or the bus) answered a call with a D-Bus error.
+class BusError : public std::runtime_error {
+ public:
+  BusError(std::string name, const std::string& message)
+      : std::runtime_error(message), name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
+// No bus, nobody owning org.trimd.trimd1, or the connection was lost.
+class Unreachable : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What trimd announces, delivered from Client::dispatch_until().
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void on_trim_started(const std::string& /*object*/) {}
+  virtual void on_trim_finished(const std::string& /*object*/, const std::string& /*result*/,
+                                uint64_t /*bytes*/, uint64_t /*usec*/) {}
+  // `object` is the manager's path or a filesystem's; `interface` says which.
+  virtual void on_properties_changed(const std::string& /*object*/,
+                                     const std::string& /*interface*/,
+                                     const PropertyMap& /*changed*/) {}
+  virtual void on_filesystem_added(const FilesystemInfo& /*filesystem*/) {}
+  virtual void on_filesystem_removed(const std::string& /*object*/) {}
+  // trimd left the bus (false) or came (back) onto it (true).
+  virtual void on_daemon_presence(bool /*present*/) {}
+};
+
+inline constexpr const char* kManagerPath = "/org/trimd/trimd1";
+inline constexpr const char* kManagerInterface = "org.trimd.trimd1.Manager";
+inline constexpr const char* kFilesystemInterface = "org.trimd.trimd1.Filesystem";
+
+// Every call throws BusError or Unreachable when it fails.
+class Client {
+ public:
+  // Connects to the bus at `address`, or to the system bus when empty.
+  explicit Client(const std::string& address);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  ManagerInfo manager();
+  // Sorted by mount point.
+  std::vector<FilesystemInfo> filesystems();
+
+  void trim_now(const std::vector<std::string>& mount_points, bool ignore_idle);
+  void pause(const std::vector<std::string>& mount_points);
+  void resume(const std::vector<std::string>& mount_points);
+  void cancel(const std::vector<std::string>& mount_points);
+  void reload();
+  void notify_freed(const std::string& mount_point, uint64_t bytes);
+
+  // From now on, trimd's signals and property changes go to `sink`; the
+  // bus has the match rules when this returns, so nothing sent after it
+  // is missed. Also holds back SIGINT/SIGTERM for dispatch_until().
+  void subscribe(EventSink& sink);
+
+  // Handles bus messages until done() holds (returns true) or SIGINT or
+  // SIGTERM arrives (returns false).
+  bool dispatch_until(const std::function<bool()>& done);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trimctl

@@ -1,0 +1,88 @@
+#include "json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace trimctl {
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+          out += escaped;
+        } else {
+          out += c;  // UTF-8 passes through: JSON text is UTF-8
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double value) {
+  if (!std::isfinite(value)) return "null";
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string json_array(const std::vector<std::string>& elements) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (i > 0) out += ",";
+    out += elements[i];
+  }
+  return out + "]";
+}
+
+JsonObject& JsonObject::field(std::string_view key, std::string_view json) {
+  if (!body_.empty()) body_ += ",";
+  body_ += json_quote(key);
+  body_ += ":";
+  body_ += json;
+  return *this;
+}
+
+JsonObject& JsonObject::string(std::string_view key, std::string_view value) {
+  return field(key, json_quote(value));
+}
+
+JsonObject& JsonObject::number(std::string_view key, uint64_t value) {
+  return field(key, std::to_string(value));
+}
+
+JsonObject& JsonObject::number(std::string_view key, double value) {
+  return field(key, json_number(value));
+}
+
+JsonObject& JsonObject::boolean(std::string_view key, bool value) {
+  return field(key, value ? "true" : "false");
+}
+
+JsonObject& JsonObject::strings(std::string_view key, const std::vector<std::string>& values) {
+  std::vector<std::string> quoted;
+  quoted.reserve(values.size());
+  for (const auto& value : values) quoted.push_back(json_quote(value));
+  return field(key, json_array(quoted));
+}
+
+JsonObject& JsonObject::raw(std::string_view key, std::string_view json) {
+  return field(key, json);
+}
+
+JsonObject& JsonObject::append(const JsonObject& other) {
+  if (!body_.empty() && !other.body_.empty()) body_ += ",";
+  body_ += other.body_;
+  return *this;
+}
+
+}  // namespace trimctl

@@ -1,0 +1,128 @@
+// trimctl: the command-line client of trimd's D-Bus API (org.trimd.trimd1).
+#include <array>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "client.hpp"
+#include "commands.hpp"
+#include "options.hpp"
+
+using namespace trimctl;
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* synopsis;
+  std::size_t min_arguments;
+  std::size_t max_arguments;
+  int (*run)(Client&, const Options&);
+  void (*validate)(const Options&);  // may be null
+};
+
+constexpr std::size_t kAny = std::numeric_limits<std::size_t>::max();
+
+constexpr std::array<Command, 8> kCommands{{
+    {"status", "[MOUNT...]", 0, kAny, status_command, nullptr},
+    {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr},
+    {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr},
+    {"resume", "[MOUNT...]", 0, kAny, resume_command, nullptr},
+    {"cancel", "[MOUNT...]", 0, kAny, cancel_command, nullptr},
+    {"reload", "", 0, 0, reload_command, nullptr},
+    {"notify-freed", "MOUNT BYTES", 2, 2, notify_freed_command, validate_notify_freed},
+    {"monitor", "", 0, 0, monitor_command, nullptr},
+}};
+
+void print_help() {
+  std::printf(
+      "Usage: trimctl [OPTIONS] COMMAND [ARGUMENTS]\n"
+      "Control trimd, which trims SSDs and thin-provisioned storage while they are idle.\n"
+      "\n"
+      "Commands:\n"
+      "  status [MOUNT...]            Show the tracked filesystems (the default command)\n"
+      "  trim [MOUNT...]              Start a pass now (all eligible filesystems without MOUNT)\n"
+      "      --ignore-idle            ...without waiting for the disks to go idle\n"
+      "      --wait                   ...and follow it until it ends; exit 1 unless all succeed\n"
+      "  pause [MOUNT...]             Hold trimming (everything without MOUNT)\n"
+      "  resume [MOUNT...]            Undo pause\n"
+      "  cancel [MOUNT...]            End the current passes\n"
+      "  reload                       Re-read /etc/trimd/trimd.toml\n"
+      "  notify-freed MOUNT BYTES     Say BYTES (e.g. 50GiB) were freed, so MOUNT is trimmed soon\n"
+      "  monitor                      Print trimd's events as they happen, until interrupted\n"
+      "\n"
+      "Options:\n"
+      "      --address ADDRESS        D-Bus address of the bus trimd is on\n"
+      "                               (default: $TRIMCTL_BUS_ADDRESS, $DBUS_SYSTEM_BUS_ADDRESS,\n"
+      "                               else the system bus)\n"
+      "      --json                   Machine-readable output (status, trim --wait, monitor)\n"
+      "      --no-pager               Accepted for systemctl habits; trimctl never pages\n"
+      "  -h, --help                   Show this help\n"
+      "      --version                Show the version\n"
+      "\n"
+      "Exit status: 0 ok, 1 the operation failed, 2 usage error, 3 trimd not reachable.\n"
+      "See trimctl(1).\n");
+}
+
+const Command& find_command(const Options& options) {
+  for (const auto& command : kCommands)
+    if (options.command == command.name) return command;
+  throw UsageError("unknown command '" + options.command + "'");
+}
+
+void check_arguments(const Command& command, const Options& options) {
+  const std::size_t count = options.arguments.size();
+  if (count < command.min_arguments || count > command.max_arguments)
+    throw UsageError(std::string("usage: trimctl ") + command.name +
+                     (*command.synopsis ? " " : "") + command.synopsis);
+  if ((options.wait || options.ignore_idle) && options.command != "trim")
+    throw UsageError("--wait and --ignore-idle go with 'trim' only");
+  if (command.validate) command.validate(options);
+}
+
+// The daemon's own words first, then what the user can do about it.
+std::string hint_for(const std::string& error_name) {
+  const auto reason = error_name.substr(error_name.rfind('.') + 1);
+  if (reason == "AccessDenied") return "; changing trimd's work needs root (try sudo)";
+  if (reason == "NotFound") return "; 'trimctl status' lists the filesystems trimd tracks";
+  if (reason == "ConfigInvalid") return "; fix the file, then run 'trimctl reload' again";
+  if (reason == "Busy") return "; try again in a moment";
+  return "";
+}
+
+int run(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  if (options.help || options.command == "help") {
+    print_help();
+    return kExitOk;
+  }
+  if (options.version) {
+    std::printf("trimctl %s\n", TRIMCTL_VERSION);
+    return kExitOk;
+  }
+  const Command& command = find_command(options);
+  check_arguments(command, options);
+  Client client(options.address);
+  return command.run(client, options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "trimctl: %s (see 'trimctl --help')\n", error.what());
+    return kExitUsage;
+  } catch (const Unreachable& error) {
+    std::fprintf(stderr, "trimctl: %s\n", error.what());
+    return kExitUnreachable;
+  } catch (const BusError& error) {
+    std::fprintf(stderr, "trimctl: %s (%s)%s\n", error.what(), error.name().c_str(),
+                 hint_for(error.name()).c_str());
+    return kExitFailed;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "trimctl: %s\n", error.what());
+    return kExitFailed;
+  }
+}

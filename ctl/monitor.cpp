@@ -1,0 +1,95 @@
+// trimctl monitor: every signal and property change, one timestamped line
+// each (JSON lines with --json), until SIGINT or SIGTERM.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "format.hpp"
+#include "json.hpp"
+#include "report.hpp"
+
+namespace trimctl {
+
+namespace {
+
+class MonitorPrinter final : public EventSink {
+ public:
+  explicit MonitorPrinter(bool json) : json_(json) {}
+
+  void know(const FilesystemInfo& fs) { mount_points_[fs.object_path] = fs.mount_point; }
+
+  void on_trim_started(const std::string& object) override {
+    print(object, "TrimStarted", "", JsonObject());
+  }
+
+  void on_trim_finished(const std::string& object, const std::string& result, uint64_t bytes,
+                        uint64_t usec) override {
+    print(object, "TrimFinished", trim_result_text(result, bytes, usec),
+          (JsonObject().string("result", result).number("bytes", bytes).number("usec", usec)));
+  }
+
+  void on_properties_changed(const std::string& object, const std::string& interface,
+                             const PropertyMap& changed) override {
+    if (changed.empty()) return;
+    if (interface == kFilesystemInterface) {
+      if (const auto it = changed.find("MountPoint"); it != changed.end())
+        if (const auto* mount_point = std::get_if<std::string>(&it->second))
+          mount_points_[object] = *mount_point;
+    }
+    print(object, "PropertiesChanged", properties_text(changed),
+          (JsonObject().string("interface", interface).raw("changed", properties_json(changed))));
+  }
+
+  void on_filesystem_added(const FilesystemInfo& fs) override {
+    know(fs);
+    print(fs.object_path, "InterfacesAdded", fs.fs_type + " on " + fs.device,
+          (JsonObject().raw("filesystem", filesystem_json(fs))));
+  }
+
+  void on_filesystem_removed(const std::string& object) override {
+    print(object, "InterfacesRemoved", "", JsonObject());
+    mount_points_.erase(object);
+  }
+
+  void on_daemon_presence(bool present) override {
+    print(kManagerPath, present ? "DaemonAppeared" : "DaemonVanished",
+          present ? "trimd is on the bus" : "trimd left the bus", JsonObject());
+  }
+
+ private:
+  // The manager speaks as "trimd", a filesystem by its mount point.
+  std::string subject(const std::string& object) const {
+    if (object == kManagerPath) return "trimd";
+    const auto it = mount_points_.find(object);
+    return it == mount_points_.end() ? object : it->second;
+  }
+
+  void print(const std::string& object, const char* event, const std::string& text,
+             const JsonObject& details) const {
+    const uint64_t now = realtime_now_usec();
+    if (json_) {
+      JsonObject line;
+      line.number("time_usec", now).string("event", event).string("object", object);
+      if (object != kManagerPath) line.string("mount_point", subject(object));
+      std::printf("%s\n", line.append(details).str().c_str());
+    } else {
+      std::printf("%s %s: %s%s%s\n", format_log_time(now).c_str(), subject(object).c_str(), event,
+                  text.empty() ? "" : " ", text.c_str());
+    }
+    std::fflush(stdout);  // a pipe reader wants each event as it happens
+  }
+
+  bool json_;
+  std::map<std::string, std::string> mount_points_;
+};
+
+}  // namespace
+
+int monitor_command(Client& client, const Options& options) {
+  MonitorPrinter printer(options.json);
+  client.subscribe(printer);
+  for (const auto& fs : client.filesystems()) printer.know(fs);
+  client.dispatch_until([] { return false; });
+  return kExitOk;  // stopped by SIGINT or SIGTERM, as asked
+}
+
+}  // namespace trimctl

@@ -1,0 +1,100 @@
+#include "options.hpp"
+
+#include <getopt.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+
+namespace trimctl {
+
+namespace {
+
+enum OptionId : int {
+  kHelp = 'h',
+  kVersion = 1000,
+  kAddress,
+  kJson,
+  kNoPager,
+  kWait,
+  kIgnoreIdle,
+};
+
+const option kLongOptions[] = {
+    {"help", no_argument, nullptr, kHelp},
+    {"version", no_argument, nullptr, kVersion},
+    {"address", required_argument, nullptr, kAddress},
+    {"json", no_argument, nullptr, kJson},
+    {"no-pager", no_argument, nullptr, kNoPager},
+    {"wait", no_argument, nullptr, kWait},
+    {"ignore-idle", no_argument, nullptr, kIgnoreIdle},
+    {nullptr, 0, nullptr, 0},
+};
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+// $DBUS_SYSTEM_BUS_ADDRESS needs no handling here: it names the system
+// bus, and sd-bus reads it itself when opening that.
+std::string default_address() { return environment("TRIMCTL_BUS_ADDRESS"); }
+
+[[noreturn]] void reject_option(char** argv, int failed_index, int code) {
+  const std::string word = failed_index > 0 ? argv[failed_index - 1] : "";
+  if (code == ':') throw UsageError("option '" + word + "' needs an argument");
+  throw UsageError("unknown option '" + word + "'");
+}
+
+}  // namespace
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  bool address_given = false;
+  opterr = 0;  // our messages, not getopt's
+  optind = 1;
+  int code;
+  // The leading ':' makes getopt report a missing argument as ':'.
+  while ((code = getopt_long(argc, argv, ":h", kLongOptions, nullptr)) != -1) {
+    switch (code) {
+      case kHelp: options.help = true; break;
+      case kVersion: options.version = true; break;
+      case kAddress:
+        options.address = optarg;
+        address_given = true;
+        break;
+      case kJson: options.json = true; break;
+      case kNoPager: break;  // trimctl never pages; accepted as systemctl users type it
+      case kWait: options.wait = true; break;
+      case kIgnoreIdle: options.ignore_idle = true; break;
+      default: reject_option(argv, optind, code);
+    }
+  }
+  if (address_given && options.address.empty())
+    throw UsageError("--address needs a bus address such as unix:path=/run/dbus/system_bus_socket");
+  if (!address_given) options.address = default_address();
+  if (optind < argc) options.command = argv[optind++];
+  for (; optind < argc; ++optind) options.arguments.emplace_back(argv[optind]);
+  return options;
+}
+
+std::string absolute_mount_point(const std::string& path) {
+  if (path.empty()) throw UsageError("empty mount point");
+  char resolved[PATH_MAX];
+  std::string absolute;
+  if (realpath(path.c_str(), resolved))
+    absolute = resolved;
+  else
+    absolute = std::filesystem::absolute(path).lexically_normal().string();
+  while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  return absolute;
+}
+
+std::vector<std::string> absolute_mount_points(const std::vector<std::string>& paths) {
+  std::vector<std::string> absolute;
+  absolute.reserve(paths.size());
+  for (const auto& path : paths) absolute.push_back(absolute_mount_point(path));
+  return absolute;
+}
+
+}  // namespace trimctl

@@ -1,0 +1,116 @@
+#include "report.hpp"
+
+#include <set>
+
+#include "format.hpp"
+#include "json.hpp"
+
+namespace trimctl {
+
+namespace {
+
+bool is_timestamp(const std::string& name) {
+  static const std::set<std::string> kNames{"LastTrimStart", "LastTrimEnd", "NextTrim"};
+  return kNames.count(name) > 0;
+}
+
+bool is_byte_count(const std::string& name) {
+  static const std::set<std::string> kNames{"Size", "LastBytesTrimmed", "BytesTrimmedTotal"};
+  return kNames.count(name) > 0;
+}
+
+std::string join(const std::vector<std::string>& words, const char* separator) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : separator) + word;
+  return out;
+}
+
+}  // namespace
+
+std::string manager_json(const ManagerInfo& manager) {
+  return JsonObject()
+      .string("version", manager.version)
+      .string("state", manager.state)
+      .number("bytes_trimmed_total", manager.bytes_trimmed_total)
+      .str();
+}
+
+std::string filesystem_json(const FilesystemInfo& fs) {
+  return JsonObject()
+      .string("object", fs.object_path)
+      .string("mount_point", fs.mount_point)
+      .string("device", fs.device)
+      .string("fs_type", fs.fs_type)
+      .string("uuid", fs.uuid)
+      .strings("backing_disks", fs.backing_disks)
+      .string("state", fs.state)
+      .string("state_reason", fs.state_reason)
+      .number("progress", fs.progress)
+      .number("size", fs.size)
+      .number("last_trim_start_usec", fs.last_trim_start)
+      .number("last_trim_end_usec", fs.last_trim_end)
+      .string("last_result", fs.last_result)
+      .number("last_bytes_trimmed", fs.last_bytes_trimmed)
+      .number("next_trim_usec", fs.next_trim)
+      .boolean("inline_discard", fs.inline_discard)
+      .str();
+}
+
+std::string property_json(const PropertyValue& value) {
+  struct Visitor {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(uint64_t n) const { return std::to_string(n); }
+    std::string operator()(double d) const { return json_number(d); }
+    std::string operator()(const std::string& s) const { return json_quote(s); }
+    std::string operator()(const std::vector<std::string>& list) const {
+      std::vector<std::string> quoted;
+      for (const auto& s : list) quoted.push_back(json_quote(s));
+      return json_array(quoted);
+    }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+std::string property_text(const std::string& name, const PropertyValue& value) {
+  if (const auto* n = std::get_if<uint64_t>(&value)) {
+    if (is_timestamp(name)) return *n == 0 ? "none" : format_timestamp(*n);
+    if (is_byte_count(name)) return format_bytes(*n);
+    return std::to_string(*n);
+  }
+  if (const auto* d = std::get_if<double>(&value))
+    return name == "Progress" ? format_percent(*d) : json_number(*d);
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? "yes" : "no";
+  if (const auto* list = std::get_if<std::vector<std::string>>(&value)) return join(*list, ",");
+  const auto& text = std::get<std::string>(value);
+  return text.empty() ? "\"\"" : text;
+}
+
+std::string properties_json(const PropertyMap& properties) {
+  JsonObject object;
+  for (const auto& [name, value] : properties) object.raw(name, property_json(value));
+  return object.str();
+}
+
+std::string properties_text(const PropertyMap& properties) {
+  std::vector<std::string> pairs;
+  for (const auto& [name, value] : properties) pairs.push_back(name + "=" + property_text(name, value));
+  return join(pairs, " ");
+}
+
+bool pass_under_way(const FilesystemInfo& fs) {
+  const bool held = fs.state == "paused" || fs.state == "waiting";
+  return fs.state == "trimming" || (held && fs.progress > 0 && fs.progress < 1);
+}
+
+std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec) {
+  return (result.empty() ? std::string("finished") : result) + ", " + format_bytes(bytes) +
+         " trimmed in " + format_duration(usec);
+}
+
+std::string inline_discard_warning(const std::string& mount_point) {
+  return "warning: " + mount_point +
+         " is mounted with 'discard': deletes pay for inline TRIM; remount with nodiscard and "
+         "let trimd trim";
+}
+
+}  // namespace trimctl

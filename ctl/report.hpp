@@ -1,0 +1,33 @@
+// How trimd's objects and events read in trimctl's output, in text and
+// in JSON: shared by status, trim --wait and monitor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "client.hpp"
+
+namespace trimctl {
+
+std::string manager_json(const ManagerInfo& manager);
+std::string filesystem_json(const FilesystemInfo& filesystem);
+
+// One property value: JSON, and text for people ("50%", "1.5 GiB", a
+// timestamp) chosen by what the property is.
+std::string property_json(const PropertyValue& value);
+std::string property_text(const std::string& name, const PropertyValue& value);
+// Every property as JSON object members, or as "Name=value Name=value".
+std::string properties_json(const PropertyMap& properties);
+std::string properties_text(const PropertyMap& properties);
+
+// Whether Progress belongs to a current pass: one that runs, or that has
+// begun and is held (paused, or waiting for idle disks again).
+bool pass_under_way(const FilesystemInfo& filesystem);
+
+// "success, 1.2 GiB trimmed in 12.3s"
+std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec);
+
+// The warning status prints for a filesystem mounted with 'discard'.
+std::string inline_discard_warning(const std::string& mount_point);
+
+}  // namespace trimctl

@@ -1,0 +1,127 @@
+#include "trim_view.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "format.hpp"
+#include "report.hpp"
+
+namespace trimctl {
+
+namespace {
+
+// Why the pass does not run, "waiting (disk sdb is busy)"; nothing while
+// it runs. Once started, only waiting and paused hold it: the state trimd
+// moves to at the end is no news, the result that follows is.
+std::optional<std::string> held_because(const TrimTarget& target) {
+  const auto& fs = target.filesystem;
+  const bool held = fs.state == "waiting" || fs.state == "paused";
+  if (fs.state == "trimming" || (target.started && !held)) return std::nullopt;
+  return fs.state_reason.empty() ? fs.state : fs.state + " (" + fs.state_reason + ")";
+}
+
+class SilentView final : public TrimView {
+ public:
+  void begin(const std::vector<const TrimTarget*>&) override {}
+  void show(const std::vector<const TrimTarget*>&, const TrimTarget&) override {}
+};
+
+// One line per change, for logs and pipes.
+class LinesView final : public TrimView {
+ public:
+  void begin(const std::vector<const TrimTarget*>& targets) override {
+    // What was true before the request is no news: print changes only.
+    for (const auto* target : targets) last_[target] = line(*target);
+  }
+
+  void show(const std::vector<const TrimTarget*>&, const TrimTarget& changed) override {
+    std::string text = line(changed);
+    auto& last = last_[&changed];
+    if (text == last) return;
+    last = std::move(text);
+    std::printf("%s\n", last.c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  static std::string line(const TrimTarget& target) {
+    if (target.finished) return result_line(target);
+    const auto held = held_because(target);
+    return target.filesystem.mount_point + ": " +
+           (held ? *held : format_percent(target.filesystem.progress));
+  }
+
+  std::map<const TrimTarget*, std::string> last_;
+};
+
+std::size_t terminal_columns() {
+  winsize size{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+
+// The block of lines is redrawn in place on every change.
+class TerminalView final : public TrimView {
+ public:
+  void begin(const std::vector<const TrimTarget*>& targets) override { draw(targets); }
+  void show(const std::vector<const TrimTarget*>& targets, const TrimTarget&) override {
+    draw(targets);
+  }
+
+ private:
+  void draw(const std::vector<const TrimTarget*>& targets) {
+    std::size_t mount_width = 0;
+    for (const auto* target : targets)
+      mount_width = std::max(mount_width, target->filesystem.mount_point.size());
+    const std::size_t columns = terminal_columns();
+    const std::size_t bar_width =
+        std::clamp<std::size_t>(columns > mount_width + 30 ? columns - mount_width - 30 : 0, 10, 50);
+
+    std::string block;
+    for (const auto* target : targets) block += "\r\x1b[K" + line(*target, mount_width, bar_width) + "\n";
+    if (block == last_block_) return;  // e.g. a property the lines do not show
+    std::string out;
+    if (drawn_ > 0) out += "\x1b[" + std::to_string(drawn_) + "A";  // back to the first line
+    std::fputs((out + block).c_str(), stdout);
+    std::fflush(stdout);
+    drawn_ = targets.size();
+    last_block_ = std::move(block);
+  }
+
+  static std::string line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width) {
+    if (target.finished) return result_line(target);
+    const auto& fs = target.filesystem;
+    std::string text = fs.mount_point + std::string(mount_width - fs.mount_point.size(), ' ') +
+                       "  " + progress_bar(fs.progress, bar_width) + " ";
+    const std::string percent = format_percent(fs.progress);
+    text += std::string(4 - std::min<std::size_t>(4, percent.size()), ' ') + percent;
+    if (const auto held = held_because(target)) text += "  " + *held;
+    return text;
+  }
+
+  std::size_t drawn_ = 0;
+  std::string last_block_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind) {
+  switch (kind) {
+    case TrimViewKind::Lines: return std::make_unique<LinesView>();
+    case TrimViewKind::Terminal: return std::make_unique<TerminalView>();
+    case TrimViewKind::Silent: break;
+  }
+  return std::make_unique<SilentView>();
+}
+
+std::string result_line(const TrimTarget& target) {
+  return target.filesystem.mount_point + ": " +
+         trim_result_text(target.result, target.bytes, target.usec);
+}
+
+}  // namespace trimctl

@@ -1,0 +1,40 @@
+// How `trimctl trim --wait` shows the passes it follows: a live progress
+// bar per filesystem on a terminal, plain lines ("/mnt: 42%") otherwise,
+// nothing with --json (the results come at the end).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client.hpp"
+
+namespace trimctl {
+
+// A filesystem whose pass is being followed, updated from the signals.
+struct TrimTarget {
+  FilesystemInfo filesystem;
+  bool started = false;  // TrimStarted seen, or State was 'trimming'
+  bool finished = false;
+  std::string result;
+  uint64_t bytes = 0;
+  uint64_t usec = 0;
+};
+
+class TrimView {
+ public:
+  virtual ~TrimView() = default;
+  // The targets as they are before anything happened.
+  virtual void begin(const std::vector<const TrimTarget*>& targets) = 0;
+  // `changed` (one of `targets`, perhaps a new one) moved on.
+  virtual void show(const std::vector<const TrimTarget*>& targets, const TrimTarget& changed) = 0;
+};
+
+enum class TrimViewKind { Silent, Lines, Terminal };
+std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind);
+
+// "/mnt: success, 1.2 GiB trimmed in 12.3s"
+std::string result_line(const TrimTarget& target);
+
+}  // namespace trimctl

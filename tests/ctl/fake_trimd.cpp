@@ -1,0 +1,373 @@
+#include "fake_trimd.hpp"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "trimd1_adaptor.h"
+
+namespace trimctl_test {
+
+namespace {
+
+constexpr const char* kBusName = "org.trimd.trimd1";
+constexpr const char* kManagerPath = "/org/trimd/trimd1";
+constexpr const char* kManagerInterface = "org.trimd.trimd1.Manager";
+constexpr const char* kFilesystemInterface = "org.trimd.trimd1.Filesystem";
+constexpr auto kStepDelay = std::chrono::milliseconds(40);
+
+uint64_t now_usec() {
+  using namespace std::chrono;
+  return static_cast<uint64_t>(
+      duration_cast<microseconds>(system_clock::now().time_since_epoch()).count());
+}
+
+// What the bus objects answer from and forward to.
+class Backend {
+ public:
+  virtual void trim_now(const std::vector<std::string>& mount_points, bool ignore_idle) = 0;
+  virtual void pause(const std::vector<std::string>& mount_points) = 0;
+  virtual void resume(const std::vector<std::string>& mount_points) = 0;
+  virtual void cancel(const std::vector<std::string>& mount_points) = 0;
+  virtual void reload() = 0;
+  virtual void notify_freed(const std::string& mount_point, uint64_t bytes) = 0;
+  virtual FakeFilesystem filesystem(const std::string& path) const = 0;
+  virtual std::string manager_state() const = 0;
+  virtual uint64_t bytes_trimmed_total() const = 0;
+
+ protected:
+  ~Backend() = default;
+};
+
+// Does the work of a call, then replies: success, or the error it threw.
+template <typename Work>
+void answer(sdbus::Result<>&& result, Work&& work) {
+  try {
+    work();
+    result.returnResults();
+  } catch (const sdbus::Error& error) {
+    result.returnError(error);
+  }
+}
+
+class ManagerObject final
+    : public sdbus::AdaptorInterfaces<org::trimd::trimd1::Manager_adaptor,
+                                      sdbus::ObjectManager_adaptor, sdbus::Properties_adaptor> {
+ public:
+  ManagerObject(sdbus::IConnection& connection, Backend& backend)
+      : AdaptorInterfaces(connection, kManagerPath), backend_(backend) {
+    registerAdaptor();
+  }
+  ~ManagerObject() { unregisterAdaptor(); }
+
+ private:
+  // The API's methods answer asynchronously (Method.Async="server"); the
+  // fake answers at once, after whatever the call set off.
+  void TrimNow(sdbus::Result<>&& result, std::vector<std::string> mounts, bool ignore_idle) override {
+    answer(std::move(result), [&] { backend_.trim_now(mounts, ignore_idle); });
+  }
+  void Pause(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
+    answer(std::move(result), [&] { backend_.pause(mounts); });
+  }
+  void Resume(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
+    answer(std::move(result), [&] { backend_.resume(mounts); });
+  }
+  void Cancel(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
+    answer(std::move(result), [&] { backend_.cancel(mounts); });
+  }
+  void Reload(sdbus::Result<>&& result) override {
+    answer(std::move(result), [&] { backend_.reload(); });
+  }
+  void NotifyFreed(sdbus::Result<>&& result, std::string mount, uint64_t bytes) override {
+    answer(std::move(result), [&] { backend_.notify_freed(mount, bytes); });
+  }
+  std::string Version() override { return "0.1.0"; }
+  std::string State() override { return backend_.manager_state(); }
+  uint64_t BytesTrimmedTotal() override { return backend_.bytes_trimmed_total(); }
+
+  Backend& backend_;
+};
+
+class FilesystemObject final
+    : public sdbus::AdaptorInterfaces<org::trimd::trimd1::Filesystem_adaptor,
+                                      sdbus::ManagedObject_adaptor, sdbus::Properties_adaptor> {
+ public:
+  FilesystemObject(sdbus::IConnection& connection, const std::string& path, Backend& backend)
+      : AdaptorInterfaces(connection, path), path_(path), backend_(backend) {
+    registerAdaptor();
+  }
+  ~FilesystemObject() { unregisterAdaptor(); }
+
+ private:
+  FakeFilesystem fs() const { return backend_.filesystem(path_); }
+
+  void Trim(sdbus::Result<>&& result, bool ignore_idle) override {
+    answer(std::move(result), [&] { backend_.trim_now({fs().mount_point}, ignore_idle); });
+  }
+  void Pause(sdbus::Result<>&& result) override {
+    answer(std::move(result), [&] { backend_.pause({fs().mount_point}); });
+  }
+  void Resume(sdbus::Result<>&& result) override {
+    answer(std::move(result), [&] { backend_.resume({fs().mount_point}); });
+  }
+  void Cancel(sdbus::Result<>&& result) override {
+    answer(std::move(result), [&] { backend_.cancel({fs().mount_point}); });
+  }
+  std::string MountPoint() override { return fs().mount_point; }
+  std::string Device() override { return fs().device; }
+  std::string FsType() override { return fs().fs_type; }
+  std::string UUID() override { return fs().uuid; }
+  std::vector<std::string> BackingDisks() override { return fs().backing_disks; }
+  std::string State() override { return fs().state; }
+  std::string StateReason() override { return fs().state_reason; }
+  double Progress() override { return fs().progress; }
+  uint64_t Size() override { return fs().size; }
+  uint64_t LastTrimStart() override { return fs().last_trim_start; }
+  uint64_t LastTrimEnd() override { return fs().last_trim_end; }
+  std::string LastResult() override { return fs().last_result; }
+  uint64_t LastBytesTrimmed() override { return fs().last_bytes_trimmed; }
+  uint64_t NextTrim() override { return fs().next_trim; }
+  bool InlineDiscard() override { return fs().inline_discard; }
+
+  std::string path_;
+  Backend& backend_;
+};
+
+std::string object_path(const FakeFilesystem& fs) {
+  return std::string(kManagerPath) + "/filesystem/" + fs.id;
+}
+
+}  // namespace
+
+struct FakeTrimd::Impl final : Backend {
+  Pacing pacing;
+  mutable std::mutex mutex;  // guards the data below; never held while calling sdbus
+  std::map<std::string, FakeFilesystem> filesystems;  // by object path
+  std::string state = "idle";
+  uint64_t total = 0;
+  FakeCalls calls;
+  std::optional<std::pair<std::string, std::string>> reload_error;
+  mutable std::atomic<uint64_t> reads{0};
+
+  std::unique_ptr<sdbus::IConnection> connection;
+  std::unique_ptr<ManagerObject> manager;
+  std::map<std::string, std::unique_ptr<FilesystemObject>> objects;
+  std::vector<std::thread> passes;
+
+  explicit Impl(Pacing p) : pacing(p) {}
+
+  // Object paths of the mount points (all trimmable ones for none).
+  std::vector<std::string> resolve(const std::vector<std::string>& mount_points) const {
+    std::vector<std::string> paths;
+    for (const auto& [path, fs] : filesystems)
+      if (mount_points.empty() && fs.state != "unsupported" && fs.state != "disabled")
+        paths.push_back(path);
+    for (const auto& mount_point : mount_points) {
+      auto it = filesystems.begin();
+      while (it != filesystems.end() && it->second.mount_point != mount_point) ++it;
+      if (it == filesystems.end())
+        throw sdbus::Error("org.trimd.trimd1.Error.NotFound",
+                           mount_point + " is not a filesystem trimd tracks");
+      paths.push_back(it->first);
+    }
+    return paths;
+  }
+
+  template <typename Change>
+  FakeFilesystem change(const std::string& path, Change&& apply) {
+    std::lock_guard lock(mutex);
+    apply(filesystems.at(path));
+    return filesystems.at(path);
+  }
+
+  void announce(const std::string& path, const std::vector<std::string>& properties) {
+    FilesystemObject* object;
+    {
+      std::lock_guard lock(mutex);
+      object = objects.at(path).get();
+    }
+    object->emitPropertiesChangedSignal(kFilesystemInterface, properties);
+  }
+
+  void set_manager_state(const std::string& new_state) {
+    {
+      std::lock_guard lock(mutex);
+      state = new_state;
+    }
+    manager->emitPropertiesChangedSignal(kManagerInterface, {"State", "BytesTrimmedTotal"});
+  }
+
+  void start_pass(const std::string& path) {
+    change(path, [](FakeFilesystem& fs) {
+      fs.state = "trimming";
+      fs.progress = 0;
+      fs.next_trim = 0;
+    });
+    set_manager_state("trimming");
+    manager->emitTrimStarted(path);
+    announce(path, {"State", "Progress", "NextTrim"});
+  }
+
+  void advance_pass(const std::string& path, double progress) {
+    change(path, [&](FakeFilesystem& fs) { fs.progress = progress; });
+    announce(path, {"Progress"});
+  }
+
+  void finish_pass(const std::string& path) {
+    const uint64_t now = now_usec();
+    const FakeFilesystem fs = change(path, [&](FakeFilesystem& f) {
+      f.state = "scheduled";
+      f.last_trim_start = now - f.next_usec;
+      f.last_trim_end = now;
+      f.last_result = f.next_result;
+      f.last_bytes_trimmed = f.next_bytes;
+      f.next_trim = now + 7ull * 24 * 3600 * 1000000;
+    });
+    {
+      std::lock_guard lock(mutex);
+      total += fs.next_bytes;
+    }
+    announce(path, {"State", "LastTrimStart", "LastTrimEnd", "LastResult", "LastBytesTrimmed", "NextTrim"});
+    set_manager_state("idle");
+    manager->emitTrimFinished(path, fs.next_result, fs.next_bytes, fs.next_usec);
+  }
+
+  // The scripted pass, step by step over all the filesystems together.
+  void run_passes(const std::vector<std::string>& paths) {
+    const auto step = [this] {
+      if (pacing != Pacing::Immediate) std::this_thread::sleep_for(kStepDelay);
+    };
+    for (const auto& path : paths) start_pass(path);
+    step();
+    for (const auto& path : paths) advance_pass(path, 0.5);
+    if (pacing == Pacing::Stalled) return;
+    step();
+    for (const auto& path : paths)
+      if (filesystem(path).next_result == "success") advance_pass(path, 1.0);
+    step();
+    for (const auto& path : paths) finish_pass(path);
+  }
+
+  void trim_now(const std::vector<std::string>& mount_points, bool ignore_idle) override {
+    std::vector<std::string> paths;
+    {
+      std::lock_guard lock(mutex);
+      calls.trim_now.push_back(mount_points);
+      calls.trim_now_ignore_idle.push_back(ignore_idle);
+      paths = resolve(mount_points);
+    }
+    if (pacing == Pacing::Immediate)
+      run_passes(paths);  // every signal goes out before the reply
+    else
+      passes.emplace_back([this, paths] { run_passes(paths); });
+  }
+
+  void record(std::vector<std::vector<std::string>>& into, const std::vector<std::string>& mounts) {
+    std::lock_guard lock(mutex);
+    into.push_back(mounts);
+    resolve(mounts);
+  }
+  void pause(const std::vector<std::string>& mounts) override { record(calls.pause, mounts); }
+  void resume(const std::vector<std::string>& mounts) override { record(calls.resume, mounts); }
+  void cancel(const std::vector<std::string>& mounts) override { record(calls.cancel, mounts); }
+
+  void reload() override {
+    std::lock_guard lock(mutex);
+    ++calls.reloads;
+    if (reload_error) throw sdbus::Error(reload_error->first, reload_error->second);
+  }
+
+  void notify_freed(const std::string& mount_point, uint64_t bytes) override {
+    std::lock_guard lock(mutex);
+    calls.notify_freed.emplace_back(mount_point, bytes);
+    resolve({mount_point});
+  }
+
+  FakeFilesystem filesystem(const std::string& path) const override {
+    std::lock_guard lock(mutex);
+    ++reads;
+    return filesystems.at(path);
+  }
+  std::string manager_state() const override {
+    std::lock_guard lock(mutex);
+    return state;
+  }
+  uint64_t bytes_trimmed_total() const override {
+    std::lock_guard lock(mutex);
+    return total;
+  }
+
+  FilesystemObject& export_filesystem(const FakeFilesystem& fs) {
+    const std::string path = object_path(fs);
+    {
+      std::lock_guard lock(mutex);
+      filesystems[path] = fs;
+    }
+    auto object = std::make_unique<FilesystemObject>(*connection, path, *this);
+    std::lock_guard lock(mutex);
+    return *(objects[path] = std::move(object));
+  }
+
+  std::string path_of(const std::string& mount_point) const {
+    std::lock_guard lock(mutex);
+    return resolve({mount_point}).front();
+  }
+};
+
+FakeTrimd::FakeTrimd(const std::string& address, std::vector<FakeFilesystem> filesystems,
+                     Pacing pacing)
+    : impl_(std::make_unique<Impl>(pacing)) {
+  impl_->connection = sdbus::createSessionBusConnectionWithAddress(address);
+  impl_->manager = std::make_unique<ManagerObject>(*impl_->connection, *impl_);
+  for (const auto& fs : filesystems) impl_->export_filesystem(fs);
+  // The name last: whoever sees it finds every object in place.
+  impl_->connection->requestName(kBusName);
+  impl_->connection->enterEventLoopAsync();
+}
+
+FakeTrimd::~FakeTrimd() {
+  // No new calls (and so no new pass threads) once the loop has stopped.
+  impl_->connection->leaveEventLoop();
+  for (auto& pass : impl_->passes) pass.join();
+  impl_->objects.clear();
+  impl_->manager.reset();
+}
+
+FakeCalls FakeTrimd::calls() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->calls;
+}
+
+uint64_t FakeTrimd::property_reads() const { return impl_->reads.load(); }
+
+void FakeTrimd::fail_reload_with(const std::string& error_name, const std::string& message) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->reload_error.emplace(error_name, message);
+}
+
+void FakeTrimd::set_progress(const std::string& mount_point, double progress) {
+  impl_->advance_pass(impl_->path_of(mount_point), progress);
+}
+
+void FakeTrimd::add_filesystem(const FakeFilesystem& filesystem) {
+  impl_->export_filesystem(filesystem).emitInterfacesAddedSignal({kFilesystemInterface});
+}
+
+void FakeTrimd::remove_filesystem(const std::string& mount_point) {
+  const std::string path = impl_->path_of(mount_point);
+  std::unique_ptr<FilesystemObject> object;
+  {
+    std::lock_guard lock(impl_->mutex);
+    object = std::move(impl_->objects.at(path));
+    impl_->objects.erase(path);
+    impl_->filesystems.erase(path);
+  }
+  object->emitInterfacesRemovedSignal({kFilesystemInterface});
+}
+
+}  // namespace trimctl_test

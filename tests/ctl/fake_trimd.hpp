@@ -1,0 +1,76 @@
+// A stand-in for trimd on a private bus: the adaptor generated from
+// daemon/dbus/org.trimd.trimd1.xml over a scripted state, so trimctl's
+// tests do not depend on the real daemon (nor on root or disks).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trimctl_test {
+
+struct FakeFilesystem {
+  std::string id;  // object path: /org/trimd/trimd1/filesystem/<id>
+  std::string mount_point;
+  std::string device;
+  std::string fs_type;
+  std::string uuid;
+  std::vector<std::string> backing_disks;
+  std::string state = "scheduled";
+  std::string state_reason;
+  double progress = 0;
+  uint64_t size = 0;
+  uint64_t last_trim_start = 0;
+  uint64_t last_trim_end = 0;
+  std::string last_result;
+  uint64_t last_bytes_trimmed = 0;
+  uint64_t next_trim = 0;
+  bool inline_discard = false;
+  // What the next pass comes to.
+  std::string next_result = "success";
+  uint64_t next_bytes = 0;
+  uint64_t next_usec = 0;
+};
+
+// How TrimNow plays a pass (TrimStarted, Progress 0 -> 0.5 -> 1,
+// TrimFinished): all of it before the method returns (a client that
+// subscribes late misses it), in steps on a thread, or stuck at 0.5.
+enum class Pacing { Immediate, Paced, Stalled };
+
+struct FakeCalls {
+  std::vector<std::vector<std::string>> trim_now;
+  std::vector<bool> trim_now_ignore_idle;
+  std::vector<std::vector<std::string>> pause;
+  std::vector<std::vector<std::string>> resume;
+  std::vector<std::vector<std::string>> cancel;
+  int reloads = 0;
+  std::vector<std::pair<std::string, uint64_t>> notify_freed;
+};
+
+class FakeTrimd {
+ public:
+  // Owns org.trimd.trimd1 on the bus at `address` once this returns.
+  FakeTrimd(const std::string& address, std::vector<FakeFilesystem> filesystems, Pacing pacing);
+  ~FakeTrimd();  // leaves the bus
+  FakeTrimd(const FakeTrimd&) = delete;
+  FakeTrimd& operator=(const FakeTrimd&) = delete;
+
+  FakeCalls calls() const;
+  // How often a filesystem property was read: a client that counts on it
+  // has read the state (and so subscribed before, if it does).
+  uint64_t property_reads() const;
+
+  void fail_reload_with(const std::string& error_name, const std::string& message);
+  // Announce as trimd does: PropertiesChanged, InterfacesAdded/Removed.
+  void set_progress(const std::string& mount_point, double progress);
+  void add_filesystem(const FakeFilesystem& filesystem);
+  void remove_filesystem(const std::string& mount_point);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trimctl_test

@@ -1,0 +1,162 @@
+// trimctl's bus-free parts: sizes, times, bars, tables, JSON, arguments.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "format.hpp"
+#include "json.hpp"
+#include "options.hpp"
+
+using namespace trimctl;
+
+namespace {
+
+constexpr uint64_t kSecond = 1000000;
+constexpr uint64_t kMinute = 60 * kSecond;
+constexpr uint64_t kHour = 60 * kMinute;
+constexpr uint64_t kDay = 24 * kHour;
+// Tue 2026-12-01 09:00:00 UTC
+constexpr uint64_t kNow = 1796115600ull * kSecond;
+
+class InUtc : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+};
+
+TEST(FormatBytes, UsesIecUnitsWithOneDecimalDroppedWhenZero) {
+  EXPECT_EQ(format_bytes(0), "0 B");
+  EXPECT_EQ(format_bytes(1023), "1023 B");
+  EXPECT_EQ(format_bytes(1024), "1 KiB");
+  EXPECT_EQ(format_bytes(1536ull << 20), "1.5 GiB");
+  EXPECT_EQ(format_bytes(2ull << 40), "2 TiB");
+}
+
+TEST(FormatBytes, RoundsUpIntoTheNextUnitRatherThanShowing1024) {
+  EXPECT_EQ(format_bytes((1ull << 20) - 1), "1 MiB");
+}
+
+TEST(ParseBytes, ReadsBinaryPrefixesWithOrWithoutIB) {
+  EXPECT_EQ(parse_bytes("50GiB"), 50ull << 30);
+  EXPECT_EQ(parse_bytes("50G"), 50ull << 30);
+  EXPECT_EQ(parse_bytes("50 gib"), 50ull << 30);
+  EXPECT_EQ(parse_bytes("1.5T"), 3ull << 39);
+  EXPECT_EQ(parse_bytes("4096"), 4096u);
+  EXPECT_EQ(parse_bytes("7B"), 7u);
+}
+
+TEST(ParseBytes, ReadsKbMbGbAsPowersOfATousand) {
+  EXPECT_EQ(parse_bytes("10MB"), 10000000u);
+  EXPECT_EQ(parse_bytes("2kB"), 2000u);
+}
+
+TEST(ParseBytes, RejectsNonsenseFractionsOfBytesAndOverflow) {
+  EXPECT_FALSE(parse_bytes(""));
+  EXPECT_FALSE(parse_bytes("GiB"));
+  EXPECT_FALSE(parse_bytes("12XB"));
+  EXPECT_FALSE(parse_bytes("-5G"));
+  EXPECT_FALSE(parse_bytes("1.5"));
+  EXPECT_FALSE(parse_bytes("20EiB"));
+  EXPECT_FALSE(parse_bytes("99999999999999999999"));
+}
+
+TEST(FormatRelative, SaysLeftForTheFutureAndAgoForThePast) {
+  EXPECT_EQ(format_relative(kNow + 2 * kHour + 30 * kSecond, kNow), "2h left");
+  EXPECT_EQ(format_relative(kNow - 3 * kDay - 5 * kMinute, kNow), "3 days ago");
+  EXPECT_EQ(format_relative(kNow, kNow), "now");
+}
+
+TEST(FormatRelative, KeepsASecondUnitOnlyWhereItMatters) {
+  EXPECT_EQ(format_relative(kNow + 2 * kHour + 5 * kMinute, kNow), "2h 5min left");
+  EXPECT_EQ(format_relative(kNow + 7 * kHour + 5 * kMinute, kNow), "7h left");
+  EXPECT_EQ(format_relative(kNow - kDay - 3 * kHour, kNow), "1 day 3h ago");
+  EXPECT_EQ(format_relative(kNow - 9 * kDay, kNow), "1 week 2 days ago");
+  EXPECT_EQ(format_relative(kNow - 90 * kSecond, kNow), "1min 30s ago");
+  EXPECT_EQ(format_relative(kNow - 42 * kSecond, kNow), "42s ago");
+}
+
+TEST_F(InUtc, FormatTimestampShowsDayDateTimeAndZone) {
+  EXPECT_EQ(format_timestamp(kNow), "Tue 2026-12-01 09:00 UTC");
+  EXPECT_EQ(format_timestamp_and_relative(kNow + 2 * kHour, kNow, "never"),
+            "Tue 2026-12-01 11:00 UTC; 2h left");
+  EXPECT_EQ(format_timestamp_and_relative(0, kNow, "never"), "never");
+  EXPECT_EQ(format_log_time(kNow + 123456), "2026-12-01 09:00:00.123");
+}
+
+TEST(FormatDuration, PicksUnitsByLength) {
+  EXPECT_EQ(format_duration(420 * 1000), "420ms");
+  EXPECT_EQ(format_duration(12300000), "12.3s");
+  EXPECT_EQ(format_duration(4 * kMinute + 12 * kSecond), "4min 12s");
+  EXPECT_EQ(format_duration(2 * kHour + 3 * kMinute), "2h 3min");
+}
+
+TEST(FormatPercent, RoundsDownSoOnlyAFinishedPassShowsAHundred) {
+  EXPECT_EQ(format_percent(0.42), "42%");
+  EXPECT_EQ(format_percent(0.999), "99%");
+  EXPECT_EQ(format_percent(1.0), "100%");
+  EXPECT_EQ(format_percent(-1), "0%");
+}
+
+TEST(ProgressBar, FillsItsWidthInProportion) {
+  EXPECT_EQ(progress_bar(0, 12), "[          ]");
+  EXPECT_EQ(progress_bar(0.5, 12), "[=====>    ]");
+  EXPECT_EQ(progress_bar(1, 12), "[==========]");
+  EXPECT_EQ(progress_bar(0.5, 12).size(), 12u);
+}
+
+TEST(RenderTable, PadsEveryColumnButTheLastToItsWidestCell) {
+  EXPECT_EQ(render_table({"A", "BB"}, {{"long", "x"}, {"é", "y"}}),
+            "A     BB\n"
+            "long  x\n"
+            "é     y\n");
+}
+
+TEST(Json, QuotesAndEscapesStrings) {
+  EXPECT_EQ(json_quote("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
+}
+
+TEST(Json, BuildsObjectsInTheOrderFieldsWereAdded) {
+  const std::string json = JsonObject()
+                               .string("s", "x")
+                               .number("n", uint64_t{18446744073709551615u})
+                               .number("d", 0.5)
+                               .boolean("b", false)
+                               .strings("l", {"a", "b"})
+                               .str();
+  EXPECT_EQ(json, R"({"s":"x","n":18446744073709551615,"d":0.5,"b":false,"l":["a","b"]})");
+  EXPECT_EQ(json_number(1.0 / 0.0), "null");
+}
+
+TEST(AbsoluteMountPoint, ResolvesExistingPathsAndNormalizesOthers) {
+  EXPECT_EQ(absolute_mount_point("/"), "/");
+  EXPECT_EQ(absolute_mount_point("/no/such/../dir/"), "/no/dir");
+  char* cwd = getcwd(nullptr, 0);
+  char* resolved = realpath(cwd, nullptr);
+  EXPECT_EQ(absolute_mount_point("."), resolved);
+  std::free(resolved);
+  std::free(cwd);
+}
+
+TEST(ParseOptions, AcceptsOptionsBeforeAndAfterTheCommand) {
+  char* argv[] = {const_cast<char*>("trimctl"), const_cast<char*>("--json"),
+                  const_cast<char*>("trim"), const_cast<char*>("/mnt"),
+                  const_cast<char*>("--wait"), nullptr};
+  const Options options = parse_options(5, argv);
+  EXPECT_EQ(options.command, "trim");
+  EXPECT_EQ(options.arguments, std::vector<std::string>{"/mnt"});
+  EXPECT_TRUE(options.json);
+  EXPECT_TRUE(options.wait);
+  EXPECT_FALSE(options.ignore_idle);
+}
+
+TEST(ParseOptions, RejectsUnknownOptionsAndAMissingAddress) {
+  char* unknown[] = {const_cast<char*>("trimctl"), const_cast<char*>("--frob"), nullptr};
+  EXPECT_THROW(parse_options(2, unknown), UsageError);
+  char* missing[] = {const_cast<char*>("trimctl"), const_cast<char*>("--address"), nullptr};
+  EXPECT_THROW(parse_options(2, missing), UsageError);
+}
+
+}  // namespace
