@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 
 #include "event_loop.hpp"
 #include "manager.hpp"
@@ -17,9 +18,16 @@ class BusService {
   virtual ~BusService() = default;
 };
 
+// The bus is there but another process owns org.trimd.trimd1.
+class BusNameTaken : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Connects to the bus named by the options (system bus by default), claims
 // org.trimd.trimd1 and exports the objects. Returns nothing (and logs why)
-// when no bus can be reached: trimd still trims without one.
+// when no bus can be reached: trimd still trims without one. Throws
+// BusNameTaken when another trimd already serves there.
 std::unique_ptr<BusService> make_bus_service(EventLoop& loop, Manager& manager,
                                              DaemonControl& control, const Options& options);
 

@@ -1,0 +1,41 @@
+// Mount points as callers name them, checked and turned into the manager's
+// filesystem ids, with an error that says what is wrong with a bad one.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sdbus-c++/Error.h>
+
+#include "manager.hpp"
+
+namespace trimd::bus {
+
+// What the system says about a path trimd does not track.
+struct UntrackedPath {
+  bool exists = false;
+  // Set when the path is a mount point: why trimd leaves it alone (empty
+  // when not known, e.g. mounted since the last scan).
+  std::optional<std::string> skip_reason;
+};
+using PathInspector = std::function<UntrackedPath(const std::string& path)>;
+
+// "/mnt/data/" -> "/mnt/data". Throws InvalidArgument for a relative path.
+std::string normalize_mount_point(std::string_view path);
+
+// The error for an absolute path that the manager does not track:
+// NotFound (missing, or not a mount point) or NotSupported (skipped).
+sdbus::Error untracked_path_error(const std::string& path, const UntrackedPath& facts);
+
+// One id per mount point, in order; throws the error for the first bad one.
+std::vector<std::string> ids_for_mount_points(const Manager& manager,
+                                              const std::vector<std::string>& mount_points,
+                                              const PathInspector& inspect);
+
+// The live system's answer: stat() and a fresh mount table scan.
+UntrackedPath inspect_live_path(const std::string& path);
+
+}  // namespace trimd::bus

@@ -1,0 +1,34 @@
+// The fixed names of trimd's bus API (DESIGN.md) and the pure helpers that
+// turn engine values into bus values. No sd-bus here: unit-tested directly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "time.hpp"
+
+namespace trimd::bus {
+
+inline constexpr const char* kBusName = "org.trimd.trimd1";
+inline constexpr const char* kManagerPath = "/org/trimd/trimd1";
+inline constexpr const char* kFilesystemPathPrefix = "/org/trimd/trimd1/filesystem/";
+inline constexpr const char* kManagerInterface = "org.trimd.trimd1.Manager";
+inline constexpr const char* kFilesystemInterface = "org.trimd.trimd1.Filesystem";
+inline constexpr const char* kPolkitAction = "org.trimd.trimd1.manage";
+
+// One object path element for an arbitrary string, as sd_bus_path_encode()
+// does it: every byte outside [A-Za-z0-9] becomes "_xx" (lower-case hex), and
+// the empty string becomes "_". Reversible, so clients can map back.
+std::string escape_path_element(std::string_view text);
+// The inverse; nothing when `element` is not a valid escape.
+std::optional<std::string> unescape_path_element(std::string_view element);
+
+// /org/trimd/trimd1/filesystem/<escaped id>
+std::string filesystem_object_path(std::string_view id);
+
+// Bus timestamps are microseconds since the epoch, 0 = never.
+std::uint64_t timestamp_usec(const std::optional<TimePoint>& t);
+
+}  // namespace trimd::bus

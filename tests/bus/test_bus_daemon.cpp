@@ -1,0 +1,158 @@
+// The real trimd binary on a private bus, seen through busctl and
+// dbus-send as an admin would. Its config disables trimming, so the
+// machine's own filesystems are only looked at, never trimmed.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <thread>
+
+#include "bus_fixture.hpp"
+
+namespace trimd::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A private bus and a config; each test starts trimd as it needs.
+class DaemonStartup : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TRIMD_REQUIRE_PROGRAM("dbus-daemon");
+    TRIMD_REQUIRE_PROGRAM("busctl");
+    TRIMD_REQUIRE_PROGRAM("dbus-send");
+    bus_.emplace();
+    write_config("[trim]\nenabled = false\n");
+  }
+
+  void TearDown() override {
+    if (trimd_) {
+      const int status = trimd_->stop();
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "trimd did not stop cleanly on SIGTERM; its log:\n" << log();
+    }
+  }
+
+  // `bus_argument` is passed as is ("--bus-address=..."), or left out when empty.
+  void start(std::vector<std::string> prefix, const std::string& bus_argument) {
+    std::vector<std::string> argv = std::move(prefix);
+    argv.insert(argv.end(), {TRIMD_BINARY, "--state-dir=" + (dir_.path() / "state").string(),
+                             "--config=" + config_path(), "--log-level=debug"});
+    if (!bus_argument.empty()) argv.push_back(bus_argument);
+    trimd_.emplace(argv, log_path());
+  }
+
+  std::string config_path() const { return (dir_.path() / "trimd.toml").string(); }
+  std::string log_path() const { return (dir_.path() / "trimd.log").string(); }
+  void write_config(const std::string& text) const { std::ofstream(config_path()) << text; }
+  std::string log() const {
+    std::ifstream in(log_path());
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  bool wait_for_name() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{15};
+    while (std::chrono::steady_clock::now() < deadline && trimd_->running()) {
+      auto owner = run_command(bus_->busctl({"call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "NameHasOwner", "s",
+                                             "org.trimd.trimd1"}));
+      if (owner.out.find("true") != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+    return false;
+  }
+
+  CommandResult busctl(std::vector<std::string> args) {
+    return run_command(bus_->busctl(std::move(args)));
+  }
+
+  TempDir dir_;
+  std::optional<PrivateBus> bus_;
+  std::optional<ChildProcess> trimd_;
+};
+
+// trimd serving the private bus given with --bus-address.
+class RealDaemon : public DaemonStartup {
+ protected:
+  void SetUp() override {
+    DaemonStartup::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    start({}, "--bus-address=" + bus_->address());
+    ASSERT_TRUE(wait_for_name()) << "trimd did not claim org.trimd.trimd1; its log:\n" << log();
+  }
+};
+
+TEST_F(DaemonStartup, ServesTheSystemBusNamedByDbusSystemBusAddress) {
+  start({"env", "DBUS_SYSTEM_BUS_ADDRESS=" + bus_->address()}, "");
+  EXPECT_TRUE(wait_for_name()) << log();
+}
+
+TEST_F(DaemonStartup, KeepsRunningWithoutTheApiWhenTheBusCannotBeReached) {
+  start({}, "--bus-address=unix:path=" + (dir_.path() / "no-bus-here").string());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  while (log().find("cannot serve org.trimd.trimd1") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  EXPECT_THAT(log(), HasSubstr("trimming goes on without the D-Bus API"));
+  std::this_thread::sleep_for(std::chrono::milliseconds{200});
+  EXPECT_TRUE(trimd_->running()) << log();
+}
+
+TEST_F(RealDaemon, ShowsTheManagerObjectInBusctlTree) {
+  auto tree = busctl({"tree", "org.trimd.trimd1"});
+  EXPECT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_THAT(tree.out, HasSubstr("/org/trimd/trimd1"));
+}
+
+TEST_F(RealDaemon, IntrospectsTheManagerAndObjectManagerInterfaces) {
+  auto introspect = busctl({"introspect", "org.trimd.trimd1", "/org/trimd/trimd1"});
+  EXPECT_EQ(introspect.exit_code, 0) << introspect.err;
+  EXPECT_THAT(introspect.out, HasSubstr("org.trimd.trimd1.Manager"));
+  EXPECT_THAT(introspect.out, HasSubstr(".TrimNow"));
+  EXPECT_THAT(introspect.out, HasSubstr(".TrimFinished"));
+  EXPECT_THAT(introspect.out, HasSubstr("org.freedesktop.DBus.ObjectManager"));
+}
+
+TEST_F(RealDaemon, AnswersVersionAndState) {
+  auto version = busctl({"get-property", "org.trimd.trimd1", "/org/trimd/trimd1",
+                         "org.trimd.trimd1.Manager", "Version"});
+  EXPECT_EQ(version.out, "s \"" TRIMD_TEST_VERSION "\"\n");
+  auto state = busctl({"get-property", "org.trimd.trimd1", "/org/trimd/trimd1",
+                       "org.trimd.trimd1.Manager", "State"});
+  EXPECT_EQ(state.out, "s \"idle\"\n");
+}
+
+TEST_F(RealDaemon, ReloadOfABrokenConfigIsConfigInvalidNamingTheLine) {
+  write_config("[trim]\nchunk_size = \"12 parsecs\"\n");
+  auto reload = run_command(bus_->dbus_send(
+      {"--dest=org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager.Reload"}));
+  EXPECT_NE(reload.exit_code, 0);
+  EXPECT_THAT(reload.err, HasSubstr("org.trimd.trimd1.Error.ConfigInvalid"));
+  EXPECT_THAT(reload.err, HasSubstr(config_path() + ":2:"));
+
+  // The daemon is still there, with its old configuration.
+  auto version = busctl({"get-property", "org.trimd.trimd1", "/org/trimd/trimd1",
+                         "org.trimd.trimd1.Manager", "Version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+}
+
+TEST_F(RealDaemon, ReloadOfAGoodConfigSucceeds) {
+  write_config("[trim]\nenabled = false\nchunk_size = \"256MiB\"\n");
+  auto reload = busctl({"call", "org.trimd.trimd1", "/org/trimd/trimd1",
+                        "org.trimd.trimd1.Manager", "Reload"});
+  EXPECT_EQ(reload.exit_code, 0) << reload.err;
+  EXPECT_THAT(log(), HasSubstr("configuration reloaded"));
+}
+
+TEST_F(RealDaemon, RefusesAReloadFromAnotherUser) {
+  TRIMD_REQUIRE_PROGRAM("setpriv");
+  auto reload = run_command(as_nobody(bus_->dbus_send(
+      {"--dest=org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager.Reload"})));
+  EXPECT_THAT(reload.err, HasSubstr("org.trimd.trimd1.Error.AccessDenied"));
+  EXPECT_THAT(log(), Not(HasSubstr("configuration reloaded")));
+}
+
+}  // namespace
+}  // namespace trimd::test
