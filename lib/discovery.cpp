@@ -73,6 +73,7 @@ Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
     fs.topology = std::move(topologies[i]);
     fs.uuid = prober.uuid(fs.mount.mount_point, fs.mount.source).value_or("");
     fs.id = filesystem_id(fs.uuid, fs.mount);
+    fs.root_device = prober.root_device(fs.mount.mount_point);
     fs.geometry = prober.geometry(fs.mount.mount_point, fs.mount.fs_type, device_size(fs.topology));
     fs.unsupported_reason = skip_no_discard(fs.topology);
     fs.disabled_reason = skip_opted_out(fs.mount, fstab);

@@ -2,6 +2,8 @@
 // from filters.hpp; this file only puts them in order.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ struct DiscoveredFs {
   std::string uuid;  // empty when unknown
   Topology topology;
   FsGeometry geometry;
+  // What stat(mount point).st_dev must stay while trimd trims it (0 = don't
+  // check): a different value means the filesystem was unmounted and FITRIM
+  // would hit the one underneath.
+  dev_t root_device = 0;
   // Tracked but never trimmed, with the reason: no discard support ...
   std::optional<std::string> unsupported_reason;
   // ... or opted out (X-trimd.skip, X-fstrim.notrim).

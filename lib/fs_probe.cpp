@@ -5,10 +5,12 @@
 
 #include <fcntl.h>
 #include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <linux/types.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -17,6 +19,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <system_error>
 
@@ -88,7 +92,8 @@ std::optional<std::string> uuid_from_generic_ioctl(int fd) {
 
 bool is_btrfs(int fd) {
   struct statfs st {};
-  return ::fstatfs(fd, &st) == 0 && st.f_type == static_cast<decltype(st.f_type)>(BTRFS_SUPER_MAGIC);
+  return ::fstatfs(fd, &st) == 0 &&
+         st.f_type == static_cast<decltype(st.f_type)>(BTRFS_SUPER_MAGIC);
 }
 
 // The btrfs fsid, which is what blkid calls its UUID.
@@ -108,6 +113,51 @@ std::optional<trimd::XfsGeometry> xfs_geometry(const std::string& mount_point) {
     return std::nullopt;
   }
   return trimd::XfsGeometry{geom.blocksize, geom.agblocks, geom.datablocks};
+}
+
+// One page of chunk items from `from` on: tree 3, objectid 256, type 228.
+btrfs_ioctl_search_key chunk_search_key(std::uint64_t from) {
+  btrfs_ioctl_search_key key{};
+  key.tree_id = BTRFS_CHUNK_TREE_OBJECTID;
+  key.min_objectid = key.max_objectid = BTRFS_FIRST_CHUNK_TREE_OBJECTID;
+  key.min_type = key.max_type = BTRFS_CHUNK_ITEM_KEY;
+  key.min_offset = from;
+  key.max_offset = std::numeric_limits<std::uint64_t>::max();
+  key.max_transid = std::numeric_limits<std::uint64_t>::max();
+  key.nr_items = std::numeric_limits<std::uint32_t>::max();  // as many as fit
+  return key;
+}
+
+// Every block group, read page by page; none when the search fails.
+std::vector<trimd::Extent> btrfs_block_groups(const std::string& mount_point) {
+  ScopedFd fd = open_mount_point(mount_point);
+  if (fd.get() < 0 || !is_btrfs(fd.get())) return {};
+  std::vector<trimd::Extent> groups;
+  btrfs_ioctl_search_args args{};
+  for (std::uint64_t from = 0;;) {
+    args.key = chunk_search_key(from);
+    if (::ioctl(fd.get(), BTRFS_IOC_TREE_SEARCH, &args) != 0) {
+      const std::error_code error(errno, std::generic_category());
+      spdlog::warn("{}: cannot list the btrfs block groups ({}); trimming it in one call",
+                   mount_point, error.message());
+      return {};
+    }
+    const auto page = trimd::parse_btrfs_chunk_search(
+        std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(args.buf),
+                                      sizeof args.buf),
+        args.key.nr_items);
+    groups.insert(groups.end(), page.block_groups.begin(), page.block_groups.end());
+    if (!page.last_offset || *page.last_offset == std::numeric_limits<std::uint64_t>::max())
+      break;
+    from = *page.last_offset + 1;
+  }
+  return groups;
+}
+
+std::uint64_t little_endian_u64(const std::uint8_t* bytes) {
+  std::uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = value << 8 | bytes[i];
+  return value;
 }
 
 std::uint64_t statfs_bytes(const std::string& mount_point) {
@@ -153,6 +203,31 @@ std::optional<std::string> uuid_from_symlink_dir(const std::string& dir,
   return std::nullopt;
 }
 
+BtrfsChunkSearchPage parse_btrfs_chunk_search(std::span<const std::uint8_t> buffer,
+                                              std::uint32_t nr_items) {
+  BtrfsChunkSearchPage page;
+  std::size_t at = 0;
+  for (std::uint32_t i = 0; i < nr_items && buffer.size() - at >= sizeof(btrfs_ioctl_search_header);
+       ++i) {
+    btrfs_ioctl_search_header header{};
+    std::memcpy(&header, buffer.data() + at, sizeof header);
+    at += sizeof header;
+    if (header.len > buffer.size() - at) break;
+    page.last_offset = header.offset;
+    if (header.type == BTRFS_CHUNK_ITEM_KEY && header.len >= sizeof(std::uint64_t))
+      page.block_groups.push_back(Extent{header.offset, little_endian_u64(buffer.data() + at)});
+    at += header.len;
+  }
+  return page;
+}
+
+std::vector<Extent> sorted_block_groups(std::vector<Extent> groups) {
+  std::erase_if(groups, [](const Extent& group) { return group.len == 0; });
+  std::sort(groups.begin(), groups.end(),
+            [](const Extent& a, const Extent& b) { return a.start < b.start; });
+  return groups;
+}
+
 FsGeometry combine_geometry(const std::string& fs_type, std::uint64_t device_size,
                             const std::optional<XfsGeometry>& xfs, std::uint64_t statfs_size) {
   FsGeometry geometry;
@@ -180,7 +255,16 @@ FsGeometry SystemFsProber::geometry(const std::string& mount_point, const std::s
                                     std::uint64_t device_size) {
   std::optional<XfsGeometry> xfs;
   if (fs_type == "xfs") xfs = xfs_geometry(mount_point);
-  return combine_geometry(fs_type, device_size, xfs, statfs_bytes(mount_point));
+  FsGeometry geometry = combine_geometry(fs_type, device_size, xfs, statfs_bytes(mount_point));
+  if (fs_type == "btrfs")
+    geometry.block_groups = sorted_block_groups(btrfs_block_groups(mount_point));
+  return geometry;
+}
+
+dev_t SystemFsProber::root_device(const std::string& mount_point) {
+  struct stat st {};
+  if (::stat(mount_point.c_str(), &st) != 0) return 0;
+  return st.st_dev;
 }
 
 }  // namespace trimd

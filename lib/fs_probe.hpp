@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <optional>
+
+#include <sys/types.h>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "planner.hpp"
 
@@ -19,17 +22,24 @@ class FsProber {
   // Geometry for the planner. `device_size` is what sysfs says of the device.
   virtual FsGeometry geometry(const std::string& mount_point, const std::string& fs_type,
                               std::uint64_t device_size) = 0;
+  // st_dev of the mounted directory as stat(2) sees it; 0 when it cannot be
+  // stat'ed. Not always mountinfo's major:minor: btrfs gives each subvolume
+  // its own anonymous device.
+  virtual dev_t root_device(const std::string& mount_point) = 0;
 };
 
 // FS_IOC_GETFSUUID, then libblkid-free fallbacks: BTRFS_IOC_FS_INFO (btrfs
 // answers ENOTTY to the generic ioctl on 6.18), then /dev/disk/by-uuid;
-// XFS_IOC_FSGEOMETRY_V1 for xfs allocation groups.
+// XFS_IOC_FSGEOMETRY_V1 for xfs allocation groups; BTRFS_IOC_TREE_SEARCH over
+// the chunk tree for btrfs block groups (needs CAP_SYS_ADMIN: without it the
+// geometry has none and btrfs is trimmed in one whole-range call).
 class SystemFsProber final : public FsProber {
  public:
   std::optional<std::string> uuid(const std::string& mount_point,
                                   const std::string& source_device) override;
   FsGeometry geometry(const std::string& mount_point, const std::string& fs_type,
                       std::uint64_t device_size) override;
+  dev_t root_device(const std::string& mount_point) override;
 };
 
 // The fields of the xfs geometry ioctl the planner needs.
@@ -43,6 +53,21 @@ struct XfsGeometry {
 // there is one, and statfs's size as the last resort for an unknown device size.
 FsGeometry combine_geometry(const std::string& fs_type, std::uint64_t device_size,
                             const std::optional<XfsGeometry>& xfs, std::uint64_t statfs_bytes);
+
+// The block groups in one BTRFS_IOC_TREE_SEARCH answer: `nr_items` search
+// headers (struct btrfs_ioctl_search_header), each followed by its item. Chunk
+// items (type BTRFS_CHUNK_ITEM_KEY) give a group: the key offset is its logical
+// start, the item's first field its little-endian length. Other items are
+// skipped; a truncated buffer ends the walk.
+struct BtrfsChunkSearchPage {
+  std::vector<Extent> block_groups;
+  std::optional<std::uint64_t> last_offset;  // key offset of the last item read: where to go on
+};
+BtrfsChunkSearchPage parse_btrfs_chunk_search(std::span<const std::uint8_t> buffer,
+                                              std::uint32_t nr_items);
+
+// Sorted by start, empty ones dropped: what FsGeometry::block_groups promises.
+std::vector<Extent> sorted_block_groups(std::vector<Extent> groups);
 
 // 16 raw bytes as "8-4-4-4-12" lower-case hex; nothing for another length or
 // the nil UUID (filesystems without one report all zeros).

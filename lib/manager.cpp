@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <limits>
 
-#include <sys/sysmacros.h>
-
 #include "planner.hpp"
 #include "schedule.hpp"
 
@@ -239,8 +237,7 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now) {
   ChunkJob job;
   job.serial = next_serial_++;
   job.fs_id = fs.fs.id;
-  job.target = TrimTarget{fs.fs.mount.mount_point,
-                          static_cast<dev_t>(makedev(fs.fs.mount.major, fs.fs.mount.minor))};
+  job.target = TrimTarget{fs.fs.mount.mount_point, fs.fs.root_device};
   job.range = *range;
   job.disks = fs.fs.disk_names();
   for (const auto& disk : job.disks) busy_disks_.insert(disk);

@@ -14,8 +14,8 @@ namespace {
 
 constexpr std::uint64_t kRangeMax = std::numeric_limits<std::uint64_t>::max();
 
-// btrfs's tail chunk runs far past the device size: progress by device size
-// alone would say "done" long before the pass is.
+// btrfs's tail chunk comes after the last block group: progress by group
+// bytes alone would say "done" before the pass is.
 constexpr double kLogicalSpaceProgressCap = 0.99;
 
 // Filesystems whose FITRIM range is a plain byte range over [0, device size).
@@ -55,22 +55,57 @@ std::uint64_t ag_aligned_chunk_end(std::uint64_t cursor, std::uint64_t chunk_byt
   return std::min(saturating_add(cursor, span), end);
 }
 
-// [0, size) like ext4, then one chunk over the rest of btrfs's logical space.
-std::uint64_t logical_space_chunk_end(std::uint64_t cursor, std::uint64_t chunk_bytes,
-                                      std::uint64_t size) {
-  if (cursor >= size || chunk_bytes == 0) return kRangeMax;
-  return linear_chunk_end(cursor, chunk_bytes, size);
+std::uint64_t end_of(const Extent& group) { return saturating_add(group.start, group.len); }
+
+// The block group that holds `cursor`, or else the first one after it.
+std::vector<Extent>::const_iterator group_at_or_after(const std::vector<Extent>& groups,
+                                                      std::uint64_t cursor) {
+  return std::partition_point(groups.begin(), groups.end(),
+                              [cursor](const Extent& group) { return end_of(group) <= cursor; });
+}
+
+// Whole btrfs block groups, as many consecutive ones as fit in `chunk_bytes`
+// and at least one: a FITRIM range that starts inside a block group misses
+// most of that group's free space (measured on 6.18), so a cursor inside one
+// goes back to its start. After the last group, one chunk to the end of u64
+// picks up the groups allocated since the probe.
+TrimRange block_group_chunk(const std::vector<Extent>& groups, std::uint64_t cursor,
+                            std::uint64_t chunk_bytes, std::uint64_t minlen) {
+  const auto first = group_at_or_after(groups, cursor);
+  if (first == groups.end()) return make_range(end_of(groups.back()), kRangeMax, minlen);
+  const std::uint64_t start = first->start;
+  if (chunk_bytes == 0) return make_range(start, kRangeMax, minlen);
+  std::uint64_t end = end_of(*first);
+  for (auto next = first + 1; next != groups.end() && end_of(*next) - start <= chunk_bytes; ++next)
+    end = end_of(*next);
+  return make_range(start, end, minlen);
 }
 
 double fraction(std::uint64_t done, std::uint64_t total) {
   return static_cast<double>(done) / static_cast<double>(total);
 }
 
+// The share of block-group bytes below `cursor`. Sums in double: the bytes of
+// a whole u64 address space do not fit in a u64.
+double block_group_fraction(const std::vector<Extent>& groups, std::uint64_t cursor) {
+  double done = 0;
+  double total = 0;
+  for (const Extent& group : groups) {
+    total += static_cast<double>(group.len);
+    if (cursor > group.start)
+      done += static_cast<double>(std::min(cursor - group.start, group.len));
+  }
+  return total > 0 ? done / total : 0.0;
+}
+
 }  // namespace
 
 RangeKind range_kind_for(const FsGeometry& geometry) {
+  // Chunks that ignore btrfs's block groups miss free space (measured):
+  // without them, one whole-range call is correct, just not interruptible.
+  if (geometry.fs_type == "btrfs")
+    return geometry.block_groups.empty() ? RangeKind::WholeRange : RangeKind::LogicalSpace;
   if (geometry.size_bytes == 0) return RangeKind::WholeRange;
-  if (geometry.fs_type == "btrfs") return RangeKind::LogicalSpace;
   if (geometry.fs_type == "xfs")
     return geometry.xfs_ag_bytes != 0 ? RangeKind::AgAligned : RangeKind::Linear;
   if (is_linear_fs_type(geometry.fs_type)) return RangeKind::Linear;
@@ -100,19 +135,20 @@ std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cu
       return make_range(
           cursor, ag_aligned_chunk_end(cursor, chunk_bytes, geometry.xfs_ag_bytes, end), minlen);
     case RangeKind::LogicalSpace:
-      return make_range(cursor, logical_space_chunk_end(cursor, chunk_bytes, geometry.size_bytes),
-                        minlen);
+      return block_group_chunk(geometry.block_groups, cursor, chunk_bytes, minlen);
     case RangeKind::WholeRange:
       break;
   }
-  return make_range(cursor, end, minlen);
+  // From 0 whatever the cursor: one left by another layout must not make
+  // the single call skip what lies below it.
+  return make_range(0, end, minlen);
 }
 
 double pass_progress(const FsGeometry& geometry, std::uint64_t cursor) {
   const std::uint64_t end = pass_end(geometry);
   if (cursor >= end) return 1.0;
   if (range_kind_for(geometry) == RangeKind::LogicalSpace)
-    return std::min(fraction(cursor, geometry.size_bytes), kLogicalSpaceProgressCap);
+    return std::min(block_group_fraction(geometry.block_groups, cursor), kLogicalSpaceProgressCap);
   // Near the end a double rounds cursor/end up to 1: keep "1" for "complete".
   return std::min(fraction(cursor, end), std::nextafter(1.0, 0.0));
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trimd {
 
@@ -14,18 +15,29 @@ struct TrimRange {
   std::uint64_t minlen = 0;
 };
 
+// A byte range [start, start + len).
+struct Extent {
+  std::uint64_t start = 0;
+  std::uint64_t len = 0;
+  friend bool operator==(const Extent&, const Extent&) = default;
+};
+
 // What the planner needs to know about one filesystem.
 struct FsGeometry {
   std::string fs_type;              // ext4, xfs, btrfs, anything else
   std::uint64_t size_bytes = 0;     // device size: the end of the range on ext4/xfs
   std::uint64_t xfs_ag_bytes = 0;   // xfs allocation group size; 0 = unknown
+  // btrfs block groups (data, metadata and system) in its logical address
+  // space: sorted by start, non-overlapping, none empty. Empty = unknown.
+  std::vector<Extent> block_groups{};
 };
 
 enum class RangeKind {
   Linear,        // ext4 and similar: [0, size) in chunks
   AgAligned,     // xfs: chunks never cross an allocation-group boundary
-  LogicalSpace,  // btrfs: [0, size) in chunks, then one chunk to the end of u64
-  WholeRange,    // unknown filesystem: one call over everything
+  LogicalSpace,  // btrfs with known block groups: whole groups per chunk, then
+                 // one chunk from the last group's end to the end of u64
+  WholeRange,    // unknown filesystem or btrfs layout: one call {0, UINT64_MAX}
 };
 
 RangeKind range_kind_for(const FsGeometry& geometry);
@@ -34,7 +46,10 @@ RangeKind range_kind_for(const FsGeometry& geometry);
 std::uint64_t pass_end(const FsGeometry& geometry);
 
 // The chunk that starts at `cursor`, or nothing when the pass is complete.
-// `chunk_bytes` is the wanted length (0 = as large as possible).
+// `chunk_bytes` is the wanted length (0 = as large as possible). The chunk
+// always ends past `cursor`; it may start before it where trimming from
+// `cursor` would miss space (a cursor inside a btrfs block group gets the
+// whole group; a whole-range call always starts at 0).
 std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cursor,
                                     std::uint64_t chunk_bytes, std::uint64_t minlen);
 

@@ -34,7 +34,9 @@ class ScopedFd {
 };
 
 // std::error_code goes through strerror_r: safe on the worker threads.
-std::string describe(int error) { return std::error_code(error, std::generic_category()).message(); }
+std::string describe(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
 
 std::string device_name(dev_t device) {
   return std::to_string(major(device)) + ":" + std::to_string(minor(device));

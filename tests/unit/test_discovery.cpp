@@ -1,0 +1,120 @@
+// From a mount table to tracked filesystems, with fake sysfs and fake probes.
+#include "discovery.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace trimd;
+using ::testing::ElementsAre;
+
+namespace {
+
+class FakeInventory : public BlockInventory {
+ public:
+  std::map<std::string, Topology> by_source;
+  Topology topology_of(const MountEntry& mount) override {
+    auto it = by_source.find(mount.source);
+    return it == by_source.end() ? Topology{} : it->second;
+  }
+};
+
+class FakeProber : public FsProber {
+ public:
+  std::map<std::string, std::string> uuids;  // by mount point
+  std::optional<std::string> uuid(const std::string& mount_point, const std::string&) override {
+    auto it = uuids.find(mount_point);
+    if (it == uuids.end()) return std::nullopt;
+    return it->second;
+  }
+  FsGeometry geometry(const std::string&, const std::string& fs_type,
+                      std::uint64_t device_size) override {
+    return FsGeometry{fs_type, device_size, 0};
+  }
+  dev_t root_device(const std::string& mount_point) override {
+    return static_cast<dev_t>(mount_point.size());  // distinct per mount point, and checkable
+  }
+};
+
+Topology disk_topology(const std::string& name, std::uint64_t discard_max) {
+  BlockDisk disk;
+  disk.name = name;
+  disk.size_bytes = 1ull << 30;
+  disk.discard_max_bytes = discard_max;
+  return Topology{{disk}, {disk}};
+}
+
+std::vector<std::string> mount_points(const std::vector<DiscoveredFs>& tracked) {
+  std::vector<std::string> out;
+  for (const auto& fs : tracked) out.push_back(fs.mount.mount_point);
+  return out;
+}
+
+class DiscoveryTest : public ::testing::Test {
+ protected:
+  FakeInventory inventory;
+  FakeProber prober;
+  std::vector<MountEntry> table = parse_mountinfo(
+      "20 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "21 20 0:5 / /proc rw - proc proc rw\n"
+      "22 20 8:1 /srv /srv rw - ext4 /dev/sda1 rw\n"
+      "23 20 8:17 / /data rw - xfs /dev/sdb1 rw\n"
+      "24 20 8:33 / /old rw - ext4 /dev/sdc1 rw\n"
+      "25 20 8:49 / /archive ro - ext4 /dev/sdd1 ro\n"
+      "26 20 8:65 / /scratch rw - ext4 /dev/sde1 rw\n");
+  std::vector<FstabEntry> fstab = parse_fstab("/dev/sde1 /scratch ext4 defaults,X-trimd.skip 0 2\n");
+
+  void SetUp() override {
+    inventory.by_source["/dev/sda1"] = disk_topology("sda", 1u << 30);
+    inventory.by_source["/dev/sdb1"] = disk_topology("sdb", 1u << 30);
+    inventory.by_source["/dev/sdc1"] = disk_topology("sdc", 0);
+    inventory.by_source["/dev/sdd1"] = disk_topology("sdd", 1u << 30);
+    inventory.by_source["/dev/sde1"] = disk_topology("sde", 1u << 30);
+    prober.uuids["/data"] = "0b6b1b4e-3c8a-4a4e-9a53-1f2f1c8a2b3d";
+  }
+};
+
+}  // namespace
+
+TEST_F(DiscoveryTest, TracksEachBlockFilesystemOnceAndListsTheRestWithAReason) {
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_THAT(mount_points(d.tracked), ElementsAre("/", "/data", "/old", "/scratch"));
+  std::map<std::string, std::string> skipped;
+  for (const auto& s : d.skipped) skipped[s.mount.mount_point] = s.reason;
+  EXPECT_EQ(skipped.at("/proc"), "pseudo filesystem (proc)");
+  EXPECT_EQ(skipped.at("/archive"), "read-only filesystem");
+  EXPECT_EQ(skipped.at("/srv"), "another mount of the same filesystem is trimmed");
+}
+
+TEST_F(DiscoveryTest, KeepsUntrimmableFilesystemsTrackedWithTheirReason) {
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  const DiscoveredFs& old_disk = d.tracked[2];
+  ASSERT_EQ(old_disk.mount.mount_point, "/old");
+  ASSERT_TRUE(old_disk.unsupported_reason);
+  EXPECT_THAT(*old_disk.unsupported_reason, ::testing::HasSubstr("no discard support on sdc"));
+  const DiscoveredFs& scratch = d.tracked[3];
+  ASSERT_TRUE(scratch.disabled_reason);
+  EXPECT_THAT(*scratch.disabled_reason, ::testing::HasSubstr("X-trimd.skip"));
+}
+
+TEST_F(DiscoveryTest, NamesFilesystemsByUuidWhenKnownElseBySourceAndMountPoint) {
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_EQ(d.tracked[1].id, "uuid-0b6b1b4e-3c8a-4a4e-9a53-1f2f1c8a2b3d");
+  EXPECT_EQ(d.tracked[1].uuid, "0b6b1b4e-3c8a-4a4e-9a53-1f2f1c8a2b3d");
+  EXPECT_EQ(d.tracked[0].id, "dev-/dev/sda1-/");
+}
+
+TEST_F(DiscoveryTest, RecordsTheDeviceTheMountPointMustKeepAndTheGeometry) {
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_EQ(d.tracked[1].root_device, static_cast<dev_t>(std::string("/data").size()));
+  EXPECT_EQ(d.tracked[1].geometry.fs_type, "xfs");
+  EXPECT_EQ(d.tracked[1].geometry.size_bytes, 1ull << 30);
+  EXPECT_THAT(d.tracked[1].disk_names(), ElementsAre("sdb"));
+}
+
+TEST_F(DiscoveryTest, SkipsMountsWithNoBlockDeviceBehindThem) {
+  inventory.by_source.erase("/dev/sdb1");
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_THAT(mount_points(d.tracked), ElementsAre("/", "/old", "/scratch"));
+}
