@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "time.hpp"
+#include "unique_fd.hpp"
 
 namespace trimd {
 
@@ -51,24 +52,6 @@ class Timer {
   EventLoop& loop_;
   int fd_;
   std::function<void()> on_fire_;
-};
-
-// Wrap an fd so that it is closed exactly once.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  ~UniqueFd();
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
 };
 
 }  // namespace trimd

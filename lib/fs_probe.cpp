@@ -24,6 +24,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "unique_fd.hpp"
+
 // Generic since Linux 6.5; Debian 12's kernel headers (6.1) lack it.
 #ifndef FS_IOC_GETFSUUID
 struct fsuuid2 {
@@ -34,6 +36,8 @@ struct fsuuid2 {
 #endif
 
 namespace {
+
+using trimd::UniqueFd;
 
 // XFS_IOC_FSGEOMETRY_V1 from <xfs/xfs_fs.h>, defined here so that building
 // trimd does not need xfslibs-dev. The kernel keeps the v1 ioctl for old
@@ -65,22 +69,8 @@ constexpr unsigned long kXfsIocFsGeometryV1 = _IOR('X', 100, struct xfs_fsop_geo
 
 constexpr std::size_t kUuidBytes = 16;
 
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-ScopedFd open_mount_point(const std::string& mount_point) {
-  return ScopedFd(::open(mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+UniqueFd open_mount_point(const std::string& mount_point) {
+  return UniqueFd(::open(mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 }
 
 std::optional<std::string> uuid_from_generic_ioctl(int fd) {
@@ -105,7 +95,7 @@ std::optional<std::string> uuid_from_btrfs_ioctl(int fd) {
 }
 
 std::optional<trimd::XfsGeometry> xfs_geometry(const std::string& mount_point) {
-  ScopedFd fd = open_mount_point(mount_point);
+  UniqueFd fd = open_mount_point(mount_point);
   struct xfs_fsop_geom_v1 geom {};
   if (fd.get() < 0 || ::ioctl(fd.get(), kXfsIocFsGeometryV1, &geom) != 0) {
     const std::error_code error(errno, std::generic_category());
@@ -130,7 +120,7 @@ btrfs_ioctl_search_key chunk_search_key(std::uint64_t from) {
 
 // Every block group, read page by page; none when the search fails.
 std::vector<trimd::Extent> btrfs_block_groups(const std::string& mount_point) {
-  ScopedFd fd = open_mount_point(mount_point);
+  UniqueFd fd = open_mount_point(mount_point);
   if (fd.get() < 0 || !is_btrfs(fd.get())) return {};
   std::vector<trimd::Extent> groups;
   btrfs_ioctl_search_args args{};
@@ -243,7 +233,7 @@ FsGeometry combine_geometry(const std::string& fs_type, std::uint64_t device_siz
 
 std::optional<std::string> SystemFsProber::uuid(const std::string& mount_point,
                                                 const std::string& source_device) {
-  ScopedFd fd = open_mount_point(mount_point);
+  UniqueFd fd = open_mount_point(mount_point);
   if (fd.get() >= 0) {
     if (auto id = uuid_from_generic_ioctl(fd.get())) return id;
     if (auto id = uuid_from_btrfs_ioctl(fd.get())) return id;

@@ -14,24 +14,11 @@
 #include <string>
 #include <system_error>
 
+#include "unique_fd.hpp"
+
 namespace trimd {
 
 namespace {
-
-// Closes the descriptor on every return path.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // std::error_code goes through strerror_r: safe on the worker threads.
 std::string describe(int error) {
@@ -114,7 +101,7 @@ TrimStatus classify_trim_errno(int error, std::uint64_t range_start) {
 }
 
 TrimOutcome FitrimTrimmer::trim(const TrimTarget& target, const TrimRange& range) {
-  ScopedFd fd(::open(target.mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(target.mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) {
     const int error = errno;
     return syscall_failure("cannot open " + target.mount_point, error);
