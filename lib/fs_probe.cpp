@@ -156,6 +156,12 @@ std::uint64_t statfs_bytes(const std::string& mount_point) {
   return static_cast<std::uint64_t>(st.f_blocks) * static_cast<std::uint64_t>(st.f_bsize);
 }
 
+std::uint64_t statfs_block_size(const std::string& mount_point) {
+  struct statfs st {};
+  if (::statfs(mount_point.c_str(), &st) != 0) return 0;
+  return static_cast<std::uint64_t>(st.f_bsize);
+}
+
 std::string lower_case(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -224,7 +230,7 @@ FsGeometry combine_geometry(const std::string& fs_type, std::uint64_t device_siz
   geometry.fs_type = fs_type;
   geometry.size_bytes = device_size;
   if (xfs) {
-    geometry.xfs_ag_bytes = std::uint64_t{xfs->ag_blocks} * xfs->block_size;
+    geometry.group_bytes = std::uint64_t{xfs->ag_blocks} * xfs->block_size;
     geometry.size_bytes = std::max(device_size, xfs->data_blocks * xfs->block_size);
   }
   if (geometry.size_bytes == 0) geometry.size_bytes = statfs_size;
@@ -248,7 +254,14 @@ FsGeometry SystemFsProber::geometry(const std::string& mount_point, const std::s
   FsGeometry geometry = combine_geometry(fs_type, device_size, xfs, statfs_bytes(mount_point));
   if (fs_type == "btrfs")
     geometry.block_groups = sorted_block_groups(btrfs_block_groups(mount_point));
+  if (fs_type == "ext4" || fs_type == "ext3" || fs_type == "ext2")
+    geometry.group_bytes = ext4_block_group_bytes(statfs_block_size(mount_point));
   return geometry;
+}
+
+std::uint64_t ext4_block_group_bytes(std::uint64_t block_size) {
+  // One bitmap block of 8 * block_size bits maps the group: 128 MiB at 4 KiB.
+  return 8 * block_size * block_size;
 }
 
 dev_t SystemFsProber::root_device(const std::string& mount_point) {

@@ -14,8 +14,11 @@ namespace {
 
 // A failed pass is retried sooner than a whole interval later.
 constexpr Duration kRetryAfterFailure = std::chrono::hours{1};
-// A filesystem that vanished mid-chunk is looked at again after this.
+// A filesystem that vanished mid-chunk is looked at again after this ...
 constexpr Duration kRetryAfterGone = std::chrono::seconds{30};
+// ... this many times in a row, then the pass fails (a mount point whose
+// device keeps changing would otherwise be retried for ever).
+constexpr unsigned kMaxGoneRetries = 3;
 
 }  // namespace
 
@@ -40,6 +43,7 @@ struct Manager::Tracked {
   bool unsupported = false;  // learned from FITRIM itself
   std::string unsupported_reason;
   bool vanished = false;  // gone from the mount table while a chunk ran
+  unsigned gone_retries = 0;
 
   // The current pass.
   bool pass_active = false;
@@ -125,6 +129,8 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     }
     auto fs = std::make_unique<Tracked>();
     fs->fs = std::move(discovered);
+    spdlog::info("{}: tracking {} on {} ({})", fs->fs.mount.mount_point, fs->fs.mount.fs_type,
+                 fs->fs.mount.source, fs->fs.id);
     fs->paused = paused_all_;
     FsRecord& record = records_[fs->fs.id];
     record.mount_point = fs->fs.mount.mount_point;
@@ -155,12 +161,24 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       ++it;
       continue;
     }
-    spdlog::info("{}: no longer mounted", it->second->fs.mount.mount_point);
+    forget_vanished(*it->second);
     std::string id = it->first;
     it = filesystems_.erase(it);
     if (listener_) listener_->filesystem_removed(id);
   }
   notify_manager();
+}
+
+// Unmounted: its state record (and the cursor of a pass) stays for when it
+// comes back; a pass it was in is reported as not completed.
+void Manager::forget_vanished(Tracked& fs) {
+  if (fs.pass_active) {
+    spdlog::warn("{}: unmounted during a trim pass; it resumes at offset {} when mounted again",
+                 fs.fs.mount.mount_point, fs.cursor);
+    finished_[fs.fs.id] = "interrupted: unmounted during the pass";
+  } else {
+    spdlog::info("{}: no longer mounted", fs.fs.mount.mount_point);
+  }
 }
 
 void Manager::observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now) {
@@ -290,6 +308,7 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
 
   switch (outcome.status) {
     case TrimStatus::Ok: {
+      fs.gone_retries = 0;
       ++fs.chunks;
       fs.pass_bytes_reported += outcome.bytes_reported;
       if (result.bytes_discarded)
@@ -326,7 +345,13 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
       finish_pass(fs, "unsupported", now);
       break;
     case TrimStatus::Gone:
-      spdlog::warn("{}: {}; will retry when it is back", where, outcome.message);
+      if (++fs.gone_retries > kMaxGoneRetries) {
+        spdlog::error("{}: {}; giving up on this pass", where, outcome.message);
+        finish_pass(fs, "failed: " + outcome.message, now);
+        break;
+      }
+      spdlog::warn("{}: {}; retrying in {}", where, outcome.message,
+                   format_duration(kRetryAfterGone));
       fs.not_before = now + kRetryAfterGone;
       record_progress(fs);
       break;
@@ -338,6 +363,7 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
   if (fs.pass_active && fs.cancel_requested) finish_pass(fs, "cancelled", now);
 
   if (fs.vanished) {
+    forget_vanished(fs);
     std::string id = fs.fs.id;
     filesystems_.erase(id);
     if (listener_) listener_->filesystem_removed(id);

@@ -154,6 +154,7 @@ class Manager {
   void reschedule(Tracked& fs, TimePoint now);
   void start_pass(Tracked& fs, TimePoint now);
   void finish_pass(Tracked& fs, const std::string& result, TimePoint now);
+  void forget_vanished(Tracked& fs);
   std::optional<ChunkJob> next_job(Tracked& fs, TimePoint now);
   bool disks_free(const Tracked& fs) const;
   bool wants_to_run(const Tracked& fs, TimePoint now) const;

@@ -26,6 +26,19 @@ bool is_linear_fs_type(std::string_view fs_type) {
   return std::find(kLinearFsTypes.begin(), kLinearFsTypes.end(), fs_type) != kLinearFsTypes.end();
 }
 
+bool is_ext_fs_type(std::string_view fs_type) {
+  return fs_type == "ext2" || fs_type == "ext3" || fs_type == "ext4";
+}
+
+// xfs clamps each free extent to the range, so an AG may be split. ext4 trims
+// every free extent that starts in the range to its end and only marks a
+// group done when the range starts at the group's start (measured on 6.18):
+// a chunk smaller than a group would send the same discards again and again.
+std::uint64_t group_chunk_bytes(const FsGeometry& geometry, std::uint64_t chunk_bytes) {
+  if (chunk_bytes == 0 || !is_ext_fs_type(geometry.fs_type)) return chunk_bytes;
+  return std::max(chunk_bytes, geometry.group_bytes);
+}
+
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return b > kRangeMax - a ? kRangeMax : a + b;
 }
@@ -106,16 +119,16 @@ RangeKind range_kind_for(const FsGeometry& geometry) {
   if (geometry.fs_type == "btrfs")
     return geometry.block_groups.empty() ? RangeKind::WholeRange : RangeKind::LogicalSpace;
   if (geometry.size_bytes == 0) return RangeKind::WholeRange;
-  if (geometry.fs_type == "xfs")
-    return geometry.xfs_ag_bytes != 0 ? RangeKind::AgAligned : RangeKind::Linear;
-  if (is_linear_fs_type(geometry.fs_type)) return RangeKind::Linear;
+  const bool grouped = geometry.fs_type == "xfs" || is_ext_fs_type(geometry.fs_type);
+  if (grouped && geometry.group_bytes != 0) return RangeKind::GroupAligned;
+  if (grouped || is_linear_fs_type(geometry.fs_type)) return RangeKind::Linear;
   return RangeKind::WholeRange;
 }
 
 std::uint64_t pass_end(const FsGeometry& geometry) {
   switch (range_kind_for(geometry)) {
     case RangeKind::Linear:
-    case RangeKind::AgAligned:
+    case RangeKind::GroupAligned:
       return geometry.size_bytes;
     case RangeKind::LogicalSpace:
     case RangeKind::WholeRange:
@@ -131,9 +144,11 @@ std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cu
   switch (range_kind_for(geometry)) {
     case RangeKind::Linear:
       return make_range(cursor, linear_chunk_end(cursor, chunk_bytes, end), minlen);
-    case RangeKind::AgAligned:
-      return make_range(
-          cursor, ag_aligned_chunk_end(cursor, chunk_bytes, geometry.xfs_ag_bytes, end), minlen);
+    case RangeKind::GroupAligned:
+      return make_range(cursor,
+                        ag_aligned_chunk_end(cursor, group_chunk_bytes(geometry, chunk_bytes),
+                                             geometry.group_bytes, end),
+                        minlen);
     case RangeKind::LogicalSpace:
       return block_group_chunk(geometry.block_groups, cursor, chunk_bytes, minlen);
     case RangeKind::WholeRange:

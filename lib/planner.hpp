@@ -26,7 +26,8 @@ struct Extent {
 struct FsGeometry {
   std::string fs_type;              // ext4, xfs, btrfs, anything else
   std::uint64_t size_bytes = 0;     // device size: the end of the range on ext4/xfs
-  std::uint64_t xfs_ag_bytes = 0;   // xfs allocation group size; 0 = unknown
+  // xfs allocation group or ext4 block group size; 0 = unknown.
+  std::uint64_t group_bytes = 0;
   // btrfs block groups (data, metadata and system) in its logical address
   // space: sorted by start, non-overlapping, none empty. Empty = unknown.
   std::vector<Extent> block_groups{};
@@ -34,7 +35,7 @@ struct FsGeometry {
 
 enum class RangeKind {
   Linear,        // ext4 and similar: [0, size) in chunks
-  AgAligned,     // xfs: chunks never cross an allocation-group boundary
+  GroupAligned,  // xfs and ext4: chunks start and end on group boundaries
   LogicalSpace,  // btrfs with known block groups: whole groups per chunk, then
                  // one chunk from the last group's end to the end of u64
   WholeRange,    // unknown filesystem or btrfs layout: one call {0, UINT64_MAX}

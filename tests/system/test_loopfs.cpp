@@ -104,7 +104,7 @@ class LoopFilesystem : public ::testing::TestWithParam<Fs> {
   void trim_in_chunks(const LoopImage& image) {
     const FsGeometry geometry =
         SystemFsProber().geometry(image.mount_point(), fs_name(GetParam()), image.size_bytes());
-    const std::uint64_t chunk = geometry.xfs_ag_bytes ? geometry.xfs_ag_bytes : 64u << 20;
+    const std::uint64_t chunk = geometry.group_bytes ? geometry.group_bytes : 64u << 20;
     const TrimTarget target{image.mount_point(), image.mounted_dev()};
     for (std::uint64_t start = 0; start < geometry.size_bytes; start += chunk) {
       const TrimOutcome outcome = FitrimTrimmer().trim(target, TrimRange{start, chunk, 0});
@@ -178,13 +178,13 @@ TEST_P(LoopFilesystem, ProberReportsTheSizeAndXfsAllocationGroups) {
       SystemFsProber().geometry(image.mount_point(), fs_name(GetParam()), image.size_bytes());
   EXPECT_EQ(geometry.size_bytes, image.size_bytes());
   if (GetParam() != Fs::Xfs) {
-    EXPECT_EQ(geometry.xfs_ag_bytes, 0u);
+    EXPECT_EQ(geometry.group_bytes, 0u);
     return;
   }
   const std::string info = run_or_throw({"xfs_info", image.mount_point()});
   const std::uint64_t block_size = first_number_after(info, "bsize=");
-  EXPECT_EQ(geometry.xfs_ag_bytes, first_number_after(info, "agsize=") * block_size) << info;
-  EXPECT_GT(geometry.xfs_ag_bytes, 0u);
+  EXPECT_EQ(geometry.group_bytes, first_number_after(info, "agsize=") * block_size) << info;
+  EXPECT_GT(geometry.group_bytes, 0u);
 }
 
 // DESIGN.md: both twins must be copies; they are mounted one after the other.

@@ -463,3 +463,34 @@ TEST_F(ManagerTest, BetweenChunksTheNextWakeupIsWhenThePauseEnds) {
   m->chunk_finished(jobs[0], ok(jobs[0]), now);
   EXPECT_EQ(m->next_wakeup(now), now + 300ms);
 }
+
+TEST_F(ManagerTest, APassOnAFilesystemUnmountedMidPassIsReportedAsNotCompleted) {
+  disks["loop0"] = {};
+  auto fs = make_fs("/mnt/a", "loop0");
+  auto m = make();
+  m->update_filesystems({fs}, now);
+  pass_time(*m, 6);
+  auto jobs = m->take_jobs(now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->update_filesystems({}, now);
+  EXPECT_FALSE(m->passes_active());
+  ASSERT_EQ(m->finished_results().count(fs.id), 1u);
+  EXPECT_NE(m->finished_results().at(fs.id), "success");
+}
+
+TEST_F(ManagerTest, AMountPointThatKeepsVanishingFailsThePassAfterAFewRetries) {
+  disks["loop0"] = {};
+  auto fs = make_fs("/mnt/a", "loop0");
+  auto m = make();
+  m->update_filesystems({fs}, now);
+  pass_time(*m, 6);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto jobs = m->take_jobs(now);
+    ASSERT_EQ(jobs.size(), 1u) << "attempt " << attempt;
+    m->chunk_finished(jobs[0], failed(TrimStatus::Gone), now);
+    now += 31s;
+    sample(*m);
+  }
+  EXPECT_FALSE(m->passes_active());
+  EXPECT_EQ(m->status(fs.id, now)->last_result, "failed: simulated");
+}

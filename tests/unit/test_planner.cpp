@@ -1,5 +1,7 @@
 #include "planner.hpp"
 
+#include "fs_probe.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -135,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Planner, ChoosesTheRangeKindByFilesystemType) {
   EXPECT_EQ(range_kind_for(ext4(kMiB)), RangeKind::Linear);
   EXPECT_EQ(range_kind_for(FsGeometry{"vfat", kMiB, 0}), RangeKind::Linear);
-  EXPECT_EQ(range_kind_for(xfs(kMiB, kMiB / 4)), RangeKind::AgAligned);
+  EXPECT_EQ(range_kind_for(xfs(kMiB, kMiB / 4)), RangeKind::GroupAligned);
   EXPECT_EQ(range_kind_for(xfs(kMiB, 0)), RangeKind::Linear);
   EXPECT_EQ(range_kind_for(btrfs(kMiB, kFreshBtrfsGroups)), RangeKind::LogicalSpace);
   EXPECT_EQ(range_kind_for(btrfs(0, kFreshBtrfsGroups)), RangeKind::LogicalSpace);
@@ -384,6 +386,35 @@ TEST(BtrfsPlanner, CapsProgressUntilTheTailChunkIsDone) {
   EXPECT_GT(pass_progress(g, last_end), 0.9);
   EXPECT_LT(pass_progress(g, kMax - 1), 1.0);
   EXPECT_EQ(pass_progress(g, kMax), 1.0);
+}
+
+TEST(Ext4Planner, ChunksCoverWholeBlockGroupsEvenWhenAskedForLess) {
+  const std::uint64_t group = ext4_block_group_bytes(4096);
+  ASSERT_EQ(group, 128ull << 20);
+  FsGeometry geometry{"ext4", 4 * group + group / 2, group};
+  EXPECT_EQ(range_kind_for(geometry), RangeKind::GroupAligned);
+  std::uint64_t cursor = 0;
+  std::vector<TrimRange> chunks;
+  while (auto chunk = next_chunk(geometry, cursor, 8ull << 20, 0)) {
+    chunks.push_back(*chunk);
+    cursor = chunk->start + chunk->len;
+  }
+  ASSERT_EQ(chunks.size(), 5u);
+  for (std::size_t i = 0; i < chunks.size(); ++i) EXPECT_EQ(chunks[i].start, i * group);
+  EXPECT_EQ(chunks.back().len, group / 2);
+}
+
+TEST(Ext4Planner, LargerChunksGroupWholeBlockGroups) {
+  const std::uint64_t group = 128ull << 20;
+  FsGeometry geometry{"ext4", 8 * group, group};
+  auto chunk = next_chunk(geometry, 0, 3 * group + 1, 0);
+  ASSERT_TRUE(chunk);
+  EXPECT_EQ(chunk->len, 3 * group);
+}
+
+TEST(Ext4Planner, WithoutAGroupSizeChunksAreLinear) {
+  FsGeometry geometry{"ext4", 1ull << 30, 0};
+  EXPECT_EQ(range_kind_for(geometry), RangeKind::Linear);
 }
 
 }  // namespace

@@ -199,7 +199,7 @@ TEST(UuidFromSymlinkDir, ReportsNothingForAnUnknownDeviceOrAMissingDirectory) {
 TEST(CombineGeometry, TakesXfsAllocationGroupsAndTheLargerOfDeviceAndDataSection) {
   const XfsGeometry xfs{4096, 32768, 131072};
   const FsGeometry grown = combine_geometry("xfs", 256u << 20, xfs, 1);
-  EXPECT_EQ(grown.xfs_ag_bytes, 32768u * 4096u);
+  EXPECT_EQ(grown.group_bytes, 32768u * 4096u);
   EXPECT_EQ(grown.size_bytes, 131072u * 4096u);
   const FsGeometry bigger_device = combine_geometry("xfs", 1u << 30, xfs, 1);
   EXPECT_EQ(bigger_device.size_bytes, 1u << 30);
@@ -209,7 +209,7 @@ TEST(CombineGeometry, TakesXfsAllocationGroupsAndTheLargerOfDeviceAndDataSection
 TEST(CombineGeometry, UsesTheDeviceSizeAndFallsBackToStatfsWhenItIsUnknown) {
   const FsGeometry known = combine_geometry("ext4", 512u << 20, std::nullopt, 7);
   EXPECT_EQ(known.size_bytes, 512u << 20);
-  EXPECT_EQ(known.xfs_ag_bytes, 0u);
+  EXPECT_EQ(known.group_bytes, 0u);
   EXPECT_EQ(combine_geometry("btrfs", 0, std::nullopt, 7).size_bytes, 7u);
 }
 
@@ -225,7 +225,7 @@ TEST(SystemFsProber, FallsBackToStatfsSizeForAnUnknownDeviceSize) {
 TEST(SystemFsProber, KeepsTheDeviceSizeWhenTheXfsIoctlFails) {
   const FsGeometry geometry = SystemFsProber().geometry("/proc", "xfs", 12345);
   EXPECT_EQ(geometry.size_bytes, 12345u);
-  EXPECT_EQ(geometry.xfs_ag_bytes, 0u);
+  EXPECT_EQ(geometry.group_bytes, 0u);
 }
 
 TEST(SystemFsProber, ReportsNoUuidForAFilesystemWithoutOne) {

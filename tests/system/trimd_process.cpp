@@ -1,0 +1,269 @@
+// The real trimd as a child process, and what the system tests read back.
+#include "trimd_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+#ifndef TRIMD_BINARY
+#error "TRIMD_BINARY must name the trimd binary under test"
+#endif
+
+namespace trimd::test {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+[[noreturn]] void throw_errno(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+// Between fork and exec only async-signal-safe calls: everything the child
+// needs is prepared before the fork.
+[[noreturn]] void exec_child(const char* log_path, char* const* argv, pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test killed by ctest takes trimd with it
+  if (::getppid() != parent) ::_exit(127);
+  const int log = ::open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (log < 0 || null < 0) ::_exit(127);
+  ::dup2(null, STDIN_FILENO);
+  ::dup2(log, STDOUT_FILENO);
+  ::dup2(log, STDERR_FILENO);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execv(argv[0], argv);
+  ::_exit(127);
+}
+
+int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::uint64_t to_u64(const std::string& digits) { return std::stoull(digits); }
+
+}  // namespace
+
+// ---- TrimdSandbox -------------------------------------------------------------
+
+TrimdSandbox::TrimdSandbox() {
+  std::string pattern = (fs::temp_directory_path() / "trimd-systest-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw_errno("mkdtemp " + pattern);
+  dir_ = pattern;
+}
+
+TrimdSandbox::~TrimdSandbox() {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+void TrimdSandbox::write_config(const std::string& toml) const {
+  const std::string temp = dir_ + "/.trimd.toml.tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << toml;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temp);
+  }
+  fs::rename(temp, config_path());
+}
+
+std::vector<std::string> TrimdSandbox::args(std::vector<std::string> first) const {
+  first.insert(first.end(), {"--config", config_path(), "--state-dir", state_dir(), "--no-bus",
+                             "--log-level", "debug"});
+  return first;
+}
+
+// ---- TrimdProcess ---------------------------------------------------------------
+
+TrimdProcess::TrimdProcess(const std::vector<std::string>& args, std::string log_path)
+    : log_path_(std::move(log_path)), started_(std::chrono::steady_clock::now()) {
+  std::vector<std::string> words{TRIMD_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ < 0) throw_errno("fork");
+  if (pid_ == 0) exec_child(log_path_.c_str(), argv.data(), parent);
+}
+
+TrimdProcess::~TrimdProcess() {
+  if (std::getenv("TRIMD_SYSTEST_SHOW_LOGS")) std::cerr << "---- " << log_path_ << '\n' << log();
+  if (pid_ <= 0 || exit_code_) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+std::chrono::steady_clock::duration TrimdProcess::age() const {
+  return std::chrono::steady_clock::now() - started_;
+}
+
+void TrimdProcess::send(int signal_number) const {
+  if (::kill(pid_, signal_number) != 0) throw_errno("kill trimd");
+}
+
+bool TrimdProcess::running() {
+  if (exit_code_) return false;
+  int status = 0;
+  const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done < 0 && errno != EINTR) throw_errno("waitpid trimd");
+  if (done == pid_) exit_code_ = exit_code_of(status);
+  return !exit_code_;
+}
+
+std::optional<int> TrimdProcess::wait_for_exit(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(20ms);
+  }
+  return exit_code_;
+}
+
+std::string TrimdProcess::log() const {
+  std::ifstream in(log_path_);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> TrimdProcess::log_lines_matching(const std::regex& pattern) const {
+  std::vector<std::string> lines;
+  std::istringstream text(log());
+  for (std::string line; std::getline(text, line);)
+    if (std::regex_search(line, pattern)) lines.push_back(line);
+  return lines;
+}
+
+std::optional<std::string> TrimdProcess::wait_for_log(const std::regex& pattern,
+                                                      std::chrono::milliseconds timeout,
+                                                      std::size_t nth) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const bool alive = running();  // before reading: an exit flushes its last lines
+    const auto lines = log_lines_matching(pattern);
+    if (lines.size() >= nth) return lines[nth - 1];
+    if (!alive || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+// ---- reading trimd's log -----------------------------------------------------------
+
+std::string regex_escape(const std::string& text) {
+  static const std::string special = R"(\^$.|?*+()[]{})";
+  std::string out;
+  for (const char c : text) {
+    if (special.find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::regex log_line(const std::string& mount_point, const std::string& rest) {
+  return std::regex(regex_escape(mount_point) + ": " + rest);
+}
+
+std::vector<ChunkLine> chunk_lines(const TrimdProcess& trimd, const std::string& mount_point) {
+  const std::regex pattern = log_line(mount_point, R"(chunk ([0-9]+) at offset ([0-9]+) length ([0-9]+))");
+  std::vector<ChunkLine> chunks;
+  for (const auto& line : trimd.log_lines_matching(pattern)) {
+    std::smatch match;
+    std::regex_search(line, match, pattern);
+    chunks.push_back({static_cast<unsigned>(to_u64(match[1])), to_u64(match[2]), to_u64(match[3])});
+  }
+  return chunks;
+}
+
+std::optional<PassSummary> pass_success(const TrimdProcess& trimd, const std::string& mount_point) {
+  const std::regex pattern = log_line(
+      mount_point, R"(trim pass success: .* in (.+), ([0-9]+) chunks, ([0-9]+) pauses for foreground I/O)");
+  const auto lines = trimd.log_lines_matching(pattern);
+  if (lines.empty()) return std::nullopt;
+  std::smatch match;
+  std::regex_search(lines.back(), match, pattern);
+  return PassSummary{match[1], static_cast<unsigned>(to_u64(match[2])),
+                     static_cast<unsigned>(to_u64(match[3]))};
+}
+
+// ---- what the kernel and the state file say ------------------------------------------
+
+DiscardCounters discard_counters(const std::string& disk_name) {
+  std::ifstream diskstats("/proc/diskstats");
+  for (std::string line; std::getline(diskstats, line);) {
+    std::istringstream fields(line);
+    std::string major, minor, name;
+    fields >> major >> minor >> name;
+    if (name != disk_name) continue;
+    std::vector<std::uint64_t> values;  // values[0] is field 4
+    for (std::uint64_t value = 0; fields >> value;) values.push_back(value);
+    if (values.size() < 14) throw std::runtime_error("no discard fields in /proc/diskstats");
+    return DiscardCounters{values[11], values[13]};
+  }
+  throw std::runtime_error(disk_name + " is not in /proc/diskstats");
+}
+
+std::optional<std::uint64_t> state_cursor(const std::string& state_file,
+                                          const std::string& mount_point) {
+  const toml::table document = toml::parse_file(state_file);
+  for (auto&& [id, node] : document) {
+    const toml::table* record = node.as_table();
+    if (!record || record->get("mount_point") == nullptr ||
+        record->get("mount_point")->value<std::string>() != mount_point)
+      continue;
+    if (const auto cursor = (*record)["cursor"].value<std::int64_t>())
+      return static_cast<std::uint64_t>(*cursor);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// ---- images to trim ------------------------------------------------------------------
+
+FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t count,
+                                 std::uint64_t bytes) {
+  LoopImage image = LoopImage::create(size_mib);
+  image.mkfs(fs);
+  image.mount(kNoDiscard);
+  image.write_fragmented_files(count, bytes);
+  const std::uint64_t deleted = image.delete_every_other();
+  return FragmentedImage{std::move(image), deleted};
+}
+
+Twins fragmented_twins(Fs fs, std::uint64_t size_mib, std::size_t count, std::uint64_t bytes) {
+  FragmentedImage original = fragmented_image(fs, size_mib, count, bytes);
+  original.image.unmount();
+  return Twins{original.image.clone_sparse(), original.image.clone_sparse(), original.deleted};
+}
+
+std::uint64_t twin_tolerance(std::uint64_t allocated) {
+  return std::max<std::uint64_t>(allocated / 100, 4u << 20);
+}
+
+double seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+}  // namespace trimd::test

@@ -1,0 +1,142 @@
+// The real trimd under test: a child process with its log captured to a file,
+// plus what the system tests read back (its log, its state file, the loop
+// device's discard counters). Nothing here outlives a test: the sandbox
+// removes its directory, a TrimdProcess kills and reaps its child.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "loopfs.hpp"
+
+namespace trimd::test {
+
+// A private directory for one test's trimd: its config, state dir and logs.
+class TrimdSandbox {
+ public:
+  TrimdSandbox();  // a fresh /tmp/trimd-systest-XXXXXX
+  ~TrimdSandbox();
+  TrimdSandbox(const TrimdSandbox&) = delete;
+  TrimdSandbox& operator=(const TrimdSandbox&) = delete;
+
+  std::string config_path() const { return dir_ + "/trimd.toml"; }
+  std::string state_dir() const { return dir_ + "/state"; }
+  std::string state_file() const { return state_dir() + "/state.toml"; }
+  std::string log_path(const std::string& name) const { return dir_ + "/" + name + ".log"; }
+
+  // Replaces the config atomically, so that a reload never reads half of it.
+  void write_config(const std::string& toml) const;
+
+  // --config, --state-dir, --no-bus and --log-level debug, after `first`.
+  std::vector<std::string> args(std::vector<std::string> first = {}) const;
+
+ private:
+  std::string dir_;
+};
+
+// trimd (the binary the build made) as a child process; stdout and stderr go
+// to `log_path`. The child gets SIGKILL when the test process dies.
+class TrimdProcess {
+ public:
+  TrimdProcess(const std::vector<std::string>& args, std::string log_path);
+  // SIGKILL and reap when still running; never throws. With the environment
+  // variable TRIMD_SYSTEST_SHOW_LOGS set, the log goes to stderr first.
+  ~TrimdProcess();
+  TrimdProcess(const TrimdProcess&) = delete;
+  TrimdProcess& operator=(const TrimdProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  std::chrono::steady_clock::duration age() const;  // since it was started
+
+  void send(int signal_number) const;
+  bool running();  // false once it has exited (and then it is reaped)
+  // The exit code (128 + signal when killed), or nothing when it outlives `timeout`.
+  std::optional<int> wait_for_exit(std::chrono::milliseconds timeout);
+
+  std::string log() const;
+  std::vector<std::string> log_lines_matching(const std::regex& pattern) const;
+  // The `nth` line (1-based) that matches, once it is there; nothing when
+  // `timeout` passes or trimd exits without writing it.
+  std::optional<std::string> wait_for_log(const std::regex& pattern,
+                                          std::chrono::milliseconds timeout,
+                                          std::size_t nth = 1);
+
+ private:
+  std::string log_path_;
+  std::chrono::steady_clock::time_point started_;
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+// ---- reading trimd's log ----------------------------------------------------
+
+std::string regex_escape(const std::string& text);
+// A log line about `mount_point` whose message then matches `rest`.
+std::regex log_line(const std::string& mount_point, const std::string& rest);
+
+struct ChunkLine {
+  unsigned number = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+};
+// The debug lines "<mnt>: chunk N at offset O length L", in order.
+std::vector<ChunkLine> chunk_lines(const TrimdProcess& trimd, const std::string& mount_point);
+
+struct PassSummary {
+  std::string duration;  // as trimd wrote it, "1s 212ms"
+  unsigned chunks = 0;
+  unsigned foreground_pauses = 0;
+};
+// The last "<mnt>: trim pass success: ..." line, parsed.
+std::optional<PassSummary> pass_success(const TrimdProcess& trimd, const std::string& mount_point);
+
+// ---- what the kernel and the state file say ------------------------------------
+
+struct DiscardCounters {
+  std::uint64_t completed = 0;  // /proc/diskstats field 15
+  std::uint64_t sectors = 0;    // field 17, 512-byte sectors
+};
+DiscardCounters discard_counters(const std::string& disk_name);  // "loop3"
+
+// The `cursor` of the state file's record for `mount_point`, read with toml++
+// rather than trimd's own store; nothing when the record has none.
+std::optional<std::uint64_t> state_cursor(const std::string& state_file,
+                                          const std::string& mount_point);
+
+// ---- images to trim ----------------------------------------------------------
+
+// Mounted without discard (btrfs defaults to discard=async, which would trim
+// the deletes before the test could).
+inline constexpr const char* kNoDiscard = "nodiscard";
+
+// A filesystem on a fresh image, mounted, `count` files of `bytes` written
+// and every other one deleted: `count / 2` free extents for a trim to find.
+struct FragmentedImage {
+  LoopImage image;
+  std::uint64_t deleted = 0;
+};
+FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t count,
+                                 std::uint64_t bytes);
+
+// Two identical untrimmed twins of such an image, both made with
+// clone_sparse (DESIGN.md), detached; the original is gone.
+struct Twins {
+  LoopImage first;
+  LoopImage second;
+  std::uint64_t deleted = 0;
+};
+Twins fragmented_twins(Fs fs, std::uint64_t size_mib, std::size_t count, std::uint64_t bytes);
+
+// What a trim on one twin may differ from one on the other: max(1%, 4 MiB).
+std::uint64_t twin_tolerance(std::uint64_t allocated);
+
+double seconds(std::chrono::steady_clock::duration d);
+double mib(std::uint64_t bytes);
+
+}  // namespace trimd::test
