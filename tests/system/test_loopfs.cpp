@@ -177,6 +177,10 @@ TEST_P(LoopFilesystem, ProberReportsTheSizeAndXfsAllocationGroups) {
   const FsGeometry geometry =
       SystemFsProber().geometry(image.mount_point(), fs_name(GetParam()), image.size_bytes());
   EXPECT_EQ(geometry.size_bytes, image.size_bytes());
+  if (GetParam() == Fs::Ext4) {
+    EXPECT_EQ(geometry.group_bytes, ext4_block_group_bytes(4096)) << "mkfs.ext4's default";
+    return;
+  }
   if (GetParam() != Fs::Xfs) {
     EXPECT_EQ(geometry.group_bytes, 0u);
     return;

@@ -88,7 +88,7 @@ class TrimIdleness : public ::testing::Test {
   void SetUp() override {
     REQUIRE_ROOT_OR_FAIL();
     TRIMD_SKIP_OR_FAIL_IF(missing_tools(tools_for(Fs::Ext4)));
-    fs_.emplace(fragmented_image(Fs::Ext4, kImageMib, kFiles, kFileBytes));
+    fs_.emplace(fragmented_image(Fs::Ext4, kImageMib, kFiles, kFileBytes, kExt4SmallGroups));
   }
 
   LoopImage& image() { return fs_->image; }

@@ -47,7 +47,7 @@ bool is_a_chunk_end(const std::vector<ChunkLine>& chunks, std::uint64_t offset) 
 }
 
 TEST_F(TrimRestart, ResumesAnInterruptedPassWhereItStoppedAndReclaimsEverything) {
-  Twins twins = fragmented_twins(Fs::Ext4, kImageMib, kFiles, kFileBytes);
+  Twins twins = fragmented_twins(Fs::Ext4, kImageMib, kFiles, kFileBytes, kExt4SmallGroups);
   LoopImage& reference = twins.first;
   reference.mount(kNoDiscard);
   ASSERT_TRUE(run_command({"fstrim", reference.mount_point()}).ok());
@@ -96,14 +96,14 @@ TEST_F(TrimRestart, ResumesAnInterruptedPassWhereItStoppedAndReclaimsEverything)
 
 TEST_F(TrimRestart, KeepsTheOldConfigurationWhenAReloadFindsABrokenOne) {
   LoopImage image = LoopImage::create(256);
-  image.mkfs(Fs::Ext4);
+  image.mkfs(Fs::Ext4, kExt4SmallGroups);
   image.mount(kNoDiscard);
   const std::string& mnt = image.mount_point();
-  sandbox_.write_config(slow_config("8MiB"));  // 256 MiB: 32 chunks
+  sandbox_.write_config(slow_config("16MiB"));  // 256 MiB: 16 chunks
   TrimdProcess trimd(sandbox_.args({"--once", mnt}), sandbox_.log_path("trimd"));
   ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk 2 at offset"), 30s)) << trimd.log();
 
-  sandbox_.write_config(slow_config("8MiB") + "max_depth = 3\n");  // line 8: no such key
+  sandbox_.write_config(slow_config("16MiB") + "max_depth = 3\n");  // line 8: no such key
   trimd.send(SIGHUP);
   const std::regex failed("reload failed, keeping the old configuration: " +
                           regex_escape(sandbox_.config_path()) + ":8:1: ");
@@ -111,16 +111,16 @@ TEST_F(TrimRestart, KeepsTheOldConfigurationWhenAReloadFindsABrokenOne) {
   const std::size_t chunks_then = chunk_lines(trimd, mnt).size();
   ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk [0-9]+ at offset"), 10s, chunks_then + 2))
       << "trimd stopped trimming after the failed reload:\n" << trimd.log();
-  for (const ChunkLine& chunk : chunk_lines(trimd, mnt)) EXPECT_EQ(chunk.length, 8u << 20);
+  for (const ChunkLine& chunk : chunk_lines(trimd, mnt)) EXPECT_EQ(chunk.length, 16u << 20);
 
   // A good policy is taken: the next chunks are of its size.
-  sandbox_.write_config(slow_config("4MiB"));
+  sandbox_.write_config(slow_config("8MiB"));
   trimd.send(SIGHUP);
   ASSERT_TRUE(trimd.wait_for_log(std::regex("configuration reloaded from"), 10s)) << trimd.log();
   const std::size_t chunks_reloaded = chunk_lines(trimd, mnt).size();
   ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk [0-9]+ at offset"), 10s, chunks_reloaded + 2))
       << trimd.log();
-  EXPECT_EQ(chunk_lines(trimd, mnt).back().length, 4u << 20) << trimd.log();
+  EXPECT_EQ(chunk_lines(trimd, mnt).back().length, 8u << 20) << trimd.log();
 
   EXPECT_EQ(trimd.wait_for_exit(kPassWithin), 0) << trimd.log();
   EXPECT_TRUE(pass_success(trimd, mnt)) << trimd.log();

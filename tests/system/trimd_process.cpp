@@ -241,17 +241,18 @@ std::optional<std::uint64_t> state_cursor(const std::string& state_file,
 // ---- images to trim ------------------------------------------------------------------
 
 FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t count,
-                                 std::uint64_t bytes) {
+                                 std::uint64_t bytes, const std::vector<std::string>& mkfs_args) {
   LoopImage image = LoopImage::create(size_mib);
-  image.mkfs(fs);
+  image.mkfs(fs, mkfs_args);
   image.mount(kNoDiscard);
   image.write_fragmented_files(count, bytes);
   const std::uint64_t deleted = image.delete_every_other();
   return FragmentedImage{std::move(image), deleted};
 }
 
-Twins fragmented_twins(Fs fs, std::uint64_t size_mib, std::size_t count, std::uint64_t bytes) {
-  FragmentedImage original = fragmented_image(fs, size_mib, count, bytes);
+Twins fragmented_twins(Fs fs, std::uint64_t size_mib, std::size_t count, std::uint64_t bytes,
+                       const std::vector<std::string>& mkfs_args) {
+  FragmentedImage original = fragmented_image(fs, size_mib, count, bytes, mkfs_args);
   original.image.unmount();
   return Twins{original.image.clone_sparse(), original.image.clone_sparse(), original.deleted};
 }

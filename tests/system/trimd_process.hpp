@@ -122,7 +122,8 @@ struct FragmentedImage {
   std::uint64_t deleted = 0;
 };
 FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t count,
-                                 std::uint64_t bytes);
+                                 std::uint64_t bytes,
+                                 const std::vector<std::string>& mkfs_args = {});
 
 // Two identical untrimmed twins of such an image, both made with
 // clone_sparse (DESIGN.md), detached; the original is gone.
@@ -131,7 +132,13 @@ struct Twins {
   LoopImage second;
   std::uint64_t deleted = 0;
 };
-Twins fragmented_twins(Fs fs, std::uint64_t size_mib, std::size_t count, std::uint64_t bytes);
+Twins fragmented_twins(Fs fs, std::uint64_t size_mib, std::size_t count, std::uint64_t bytes,
+                       const std::vector<std::string>& mkfs_args = {});
+
+// trimd never splits an ext4 block group (128 MiB with 4 KiB blocks) across
+// chunks; with 1 KiB blocks a group is 8 MiB, so a small image still gives a
+// pass of many chunks to interrupt, pause or reload in the middle of.
+inline const std::vector<std::string> kExt4SmallGroups = {"-b", "1024"};
 
 // What a trim on one twin may differ from one on the other: max(1%, 4 MiB).
 std::uint64_t twin_tolerance(std::uint64_t allocated);
