@@ -19,6 +19,7 @@
 #include <system_error>
 
 #include "loopfs.hpp"
+#include "posix_util.hpp"
 
 extern char** environ;
 
@@ -27,15 +28,6 @@ namespace trimd::test {
 using namespace std::chrono_literals;
 
 namespace {
-
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
-void close_fd(int& fd) noexcept {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 // ---- running commands ----------------------------------------------------
 

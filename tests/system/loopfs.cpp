@@ -1,5 +1,6 @@
 // LoopImage: sparse file -> loop device -> filesystem -> mount, and back.
 #include "loopfs.hpp"
+#include "posix_util.hpp"
 
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -29,15 +30,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
-
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
-void close_fd(int& fd) noexcept {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 std::string read_first_line(const std::string& path) {
   std::ifstream in(path);

@@ -1,5 +1,6 @@
 // The real trimd as a child process, and what the system tests read back.
 #include "trimd_process.hpp"
+#include "posix_util.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -30,10 +31,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
-
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
 
 // Between fork and exec only async-signal-safe calls: everything the child
 // needs is prepared before the fork.

@@ -91,6 +91,21 @@ class ManagerTest : public ::testing::Test {
     return r;
   }
 
+  // A state in which `fs` had a successful pass that ended at `when`.
+  static StateMap trimmed_at(const DiscoveredFs& fs, TimePoint when) {
+    StateMap state;
+    state[fs.id].last_end = when;
+    state[fs.id].last_result = "success";
+    return state;
+  }
+
+  // Track `fs`, keep its disk quiet past the idle window, take the first chunk.
+  std::vector<ChunkJob> track_and_start(Manager& m, const DiscoveredFs& fs) {
+    m.update_filesystems({fs}, now);
+    pass_time(m, 6);
+    return m.take_jobs(now);
+  }
+
   // Run chunks (each succeeding) until none is handed out; returns how many.
   int run_to_completion(Manager& m, int max_chunks = 1000) {
     int chunks = 0;
@@ -181,9 +196,7 @@ TEST_F(ManagerTest, AnUnfinishedPassResumesFromThePersistedCursor) {
   state[fs.id].cursor = 6 * GiB;
   state[fs.id].pass_start = now - 1h;
   auto m = make(quick_config(), state);
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, 6 * GiB);
   m->chunk_finished(jobs[0], ok(jobs[0]), now);
@@ -194,9 +207,7 @@ TEST_F(ManagerTest, ProgressIsPersistedAfterEveryChunk) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->mark_state_saved();
   m->chunk_finished(jobs[0], ok(jobs[0]), now);
   EXPECT_TRUE(m->state_dirty());
@@ -228,9 +239,7 @@ TEST_F(ManagerTest, PauseStopsNewChunksAndResumeContinuesFromTheCursor) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->pause({fs.id}, now);
   m->chunk_finished(jobs[0], ok(jobs[0]), now);  // the chunk in the kernel completes
   pass_time(*m, 10);
@@ -260,9 +269,7 @@ TEST_F(ManagerTest, CancelEndsThePassAndRecordsCancelled) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->cancel({fs.id}, now);
   m->chunk_finished(jobs[0], ok(jobs[0]), now);
   EXPECT_TRUE(m->take_jobs(now).empty());
@@ -274,9 +281,7 @@ TEST_F(ManagerTest, AFilesystemWithoutFitrimIsMarkedUnsupportedAndNotTriedAgain)
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->chunk_finished(jobs[0], failed(TrimStatus::Unsupported), now);
   now += std::chrono::hours{24 * 30};
   sample(*m);
@@ -289,9 +294,7 @@ TEST_F(ManagerTest, RangePastTheEndCompletesThePass) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->chunk_finished(jobs[0], failed(TrimStatus::PastEnd), now);
   EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
 }
@@ -300,9 +303,7 @@ TEST_F(ManagerTest, AVanishedFilesystemKeepsItsCursorForWhenItReturns) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->chunk_finished(jobs[0], ok(jobs[0]), now);
   jobs = m->take_jobs(now);
   m->update_filesystems({}, now);  // unmounted while the chunk runs
@@ -320,9 +321,7 @@ TEST_F(ManagerTest, AFailedChunkFailsThePassAndRetriesWithinTheHour) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->chunk_finished(jobs[0], failed(TrimStatus::Error), now);
   auto status = m->status(fs.id, now);
   EXPECT_EQ(status->state, FsState::Error);
@@ -334,10 +333,7 @@ TEST_F(ManagerTest, AFailedChunkFailsThePassAndRetriesWithinTheHour) {
 TEST_F(ManagerTest, AnOverdueFilesystemIsTrimmedGentlyWhileItsDisksStayBusy) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
-  StateMap state;
-  state[fs.id].last_end = now - std::chrono::hours{24 * 30};
-  state[fs.id].last_result = "success";
-  auto m = make(quick_config(), state);
+  auto m = make(quick_config(), trimmed_at(fs, now - std::chrono::hours{24 * 30}));
   m->update_filesystems({fs}, now);
   busy.insert("loop0");
   pass_time(*m, 10);
@@ -369,10 +365,7 @@ TEST_F(ManagerTest, TheRateLimitSpacesChunksByTheirRange) {
 TEST_F(ManagerTest, TrimNowIgnoringIdleRunsOnBusyDisksBeforeTheFilesystemIsDue) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
-  StateMap state;
-  state[fs.id].last_end = now;
-  state[fs.id].last_result = "success";
-  auto m = make(quick_config(), state);
+  auto m = make(quick_config(), trimmed_at(fs, now));
   m->update_filesystems({fs}, now);
   busy.insert("loop0");
   pass_time(*m, 10);
@@ -384,10 +377,7 @@ TEST_F(ManagerTest, TrimNowIgnoringIdleRunsOnBusyDisksBeforeTheFilesystemIsDue) 
 TEST_F(ManagerTest, NotifyFreedMakesTheFilesystemDueAtTheNextIdleWindow) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
-  StateMap state;
-  state[fs.id].last_end = now;
-  state[fs.id].last_result = "success";
-  auto m = make(quick_config(), state);
+  auto m = make(quick_config(), trimmed_at(fs, now));
   m->update_filesystems({fs}, now);
   pass_time(*m, 10);
   EXPECT_TRUE(m->take_jobs(now).empty());
@@ -468,9 +458,7 @@ TEST_F(ManagerTest, APassOnAFilesystemUnmountedMidPassIsReportedAsNotCompleted) 
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = track_and_start(*m, fs);
   m->chunk_finished(jobs[0], ok(jobs[0]), now);
   m->update_filesystems({}, now);
   EXPECT_FALSE(m->passes_active());
