@@ -129,12 +129,17 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     }
     auto fs = std::make_unique<Tracked>();
     fs->fs = std::move(discovered);
-    spdlog::info("{}: tracking {} on {} ({})", fs->fs.mount.mount_point, fs->fs.mount.fs_type,
-                 fs->fs.mount.source, fs->fs.id);
+
     fs->paused = paused_all_;
     FsRecord& record = records_[fs->fs.id];
     record.mount_point = fs->fs.mount.mount_point;
     apply_policy(*fs, now);
+    if (fs->trimmable())
+      spdlog::info("{}: tracking {} on {}", fs->fs.mount.mount_point, fs->fs.mount.fs_type,
+                   fs->fs.mount.source);
+    else
+      spdlog::warn("{}: not trimming {} on {}: {}", fs->fs.mount.mount_point,
+                   fs->fs.mount.fs_type, fs->fs.mount.source, fs->untrimmable_reason());
     if (record.cursor && fs->trimmable()) {
       // An unfinished pass from before a restart: go on where it stopped.
       fs->pass_active = true;
