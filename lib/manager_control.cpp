@@ -1,0 +1,200 @@
+// The manager's control calls (bus, --once) and what it tells about itself.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "manager.hpp"
+#include "manager_tracked.hpp"
+
+namespace trimd {
+
+// --- control --------------------------------------------------------------------
+
+Manager::Tracked* Manager::find(const std::string& id) {
+  auto it = filesystems_.find(id);
+  return it == filesystems_.end() ? nullptr : it->second.get();
+}
+
+std::vector<Manager::Tracked*> Manager::select(const std::vector<std::string>& ids) {
+  std::vector<Tracked*> out;
+  if (ids.empty()) {
+    for (auto& [id, fs] : filesystems_) out.push_back(fs.get());
+    return out;
+  }
+  for (const auto& id : ids) {
+    Tracked* fs = find(id);
+    if (!fs) throw ManagerError(ManagerError::Kind::NotFound, "no filesystem with id " + id);
+    out.push_back(fs);
+  }
+  return out;
+}
+
+void Manager::trim_now(const std::vector<std::string>& ids, bool ignore_idle, TimePoint now) {
+  auto targets = select(ids);
+  if (!ids.empty()) {
+    for (Tracked* fs : targets)
+      if (fs->unsupported || fs->fs.unsupported_reason)
+        throw ManagerError(ManagerError::Kind::NotSupported,
+                           fs->fs.mount.mount_point + " cannot be trimmed: " +
+                               fs->untrimmable_reason());
+  }
+  for (Tracked* fs : targets) {
+    if (ids.empty() && !fs->trimmable()) continue;
+    if (!ids.empty() && !fs->trimmable()) {
+      // Named explicitly: an admin's request overrides opting out by policy.
+      spdlog::info("{}: trimming on request although {}", fs->fs.mount.mount_point,
+                   fs->untrimmable_reason());
+      fs->policy.enabled = true;
+      fs->policy.skip_rotational = false;
+      fs->fs.disabled_reason.reset();
+    }
+    fs->forced = true;
+    fs->ignore_idle = fs->ignore_idle || ignore_idle;
+    fs->paused = false;
+    fs->not_before = std::min(fs->not_before, now);
+    notify(*fs, now);
+  }
+  notify_manager();
+}
+
+void Manager::pause(const std::vector<std::string>& ids, TimePoint now) {
+  if (ids.empty()) paused_all_ = true;
+  for (Tracked* fs : select(ids)) {
+    if (!fs->paused) spdlog::info("{}: paused", fs->fs.mount.mount_point);
+    fs->paused = true;
+    notify(*fs, now);
+  }
+  notify_manager();
+}
+
+void Manager::resume(const std::vector<std::string>& ids, TimePoint now) {
+  if (ids.empty()) paused_all_ = false;
+  for (Tracked* fs : select(ids)) {
+    if (fs->paused) spdlog::info("{}: resumed", fs->fs.mount.mount_point);
+    fs->paused = false;
+    notify(*fs, now);
+  }
+  notify_manager();
+}
+
+void Manager::cancel(const std::vector<std::string>& ids, TimePoint now) {
+  for (Tracked* fs : select(ids)) {
+    fs->forced = false;
+    if (!fs->pass_active) continue;
+    if (fs->in_flight)
+      fs->cancel_requested = true;  // finished when the chunk reports back
+    else
+      finish_pass(*fs, "cancelled", now);
+    notify(*fs, now);
+  }
+  notify_manager();
+}
+
+void Manager::notify_freed(const std::string& id, std::uint64_t bytes, TimePoint now) {
+  Tracked* fs = find(id);
+  if (!fs) throw ManagerError(ManagerError::Kind::NotFound, "no filesystem with id " + id);
+  if (!fs->trimmable())
+    throw ManagerError(ManagerError::Kind::NotSupported,
+                       fs->fs.mount.mount_point + " is not trimmed: " + fs->untrimmable_reason());
+  spdlog::info("{}: {} freed; trimming at the next idle window", fs->fs.mount.mount_point,
+               format_size(bytes));
+  if (!fs->pass_active) fs->due = std::min(fs->due, now);
+  notify(*fs, now);
+}
+
+// --- what it knows ----------------------------------------------------------------
+
+std::optional<std::string> Manager::id_for_mount_point(std::string_view mount_point) const {
+  for (const auto& [id, fs] : filesystems_)
+    if (fs->fs.mount.mount_point == mount_point) return id;
+  return std::nullopt;
+}
+
+FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
+  FsStatus s;
+  s.id = fs.fs.id;
+  s.mount_point = fs.fs.mount.mount_point;
+  s.device = fs.fs.mount.source;
+  s.fs_type = fs.fs.mount.fs_type;
+  s.uuid = fs.fs.uuid;
+  s.backing_disks = fs.fs.disk_names();
+  s.size = fs.fs.geometry.size_bytes;
+  s.inline_discard = fs.fs.inline_discard();
+  s.gentle = fs.gentle;
+  auto rec = records_.find(fs.fs.id);
+  if (rec != records_.end()) {
+    s.last_trim_start = rec->second.last_start;
+    s.last_trim_end = rec->second.last_end;
+    s.last_result = rec->second.last_result;
+    s.last_bytes_trimmed = rec->second.last_bytes;
+  }
+  if (fs.pass_active)
+    s.progress = pass_progress(fs.fs.geometry, fs.cursor);
+  else
+    s.progress = s.last_result == "success" ? 1.0 : 0.0;
+
+  if (!fs.trimmable()) {
+    s.state = fs.unsupported || fs.fs.unsupported_reason ? FsState::Unsupported : FsState::Disabled;
+    s.state_reason = fs.untrimmable_reason();
+  } else if (fs.paused) {
+    s.state = FsState::Paused;
+    s.state_reason = "paused on request";
+  } else if (fs.in_flight || (fs.pass_active && !fs.waiting_for_idle && fs.wait_reason.empty())) {
+    s.state = FsState::Trimming;
+  } else if (fs.pass_active || fs.forced || now >= fs.due) {
+    s.state = FsState::Waiting;
+    s.state_reason = fs.wait_reason.empty() ? "due" : fs.wait_reason;
+  } else if (s.last_result.rfind("failed", 0) == 0) {
+    s.state = FsState::Error;
+    s.state_reason = s.last_result;
+  } else {
+    s.state = FsState::Scheduled;
+  }
+  if (fs.trimmable() && !fs.pass_active) s.next_trim = fs.due;
+  return s;
+}
+
+std::vector<FsStatus> Manager::statuses(TimePoint now) const {
+  std::vector<FsStatus> out;
+  for (const auto& [id, fs] : filesystems_) out.push_back(make_status(*fs, now));
+  std::sort(out.begin(), out.end(),
+            [](const FsStatus& a, const FsStatus& b) { return a.mount_point < b.mount_point; });
+  return out;
+}
+
+std::optional<FsStatus> Manager::status(const std::string& id, TimePoint now) const {
+  auto it = filesystems_.find(id);
+  if (it == filesystems_.end()) return std::nullopt;
+  return make_status(*it->second, now);
+}
+
+std::string Manager::state() const {
+  bool any = false;
+  bool all_paused = !filesystems_.empty();
+  for (const auto& [id, fs] : filesystems_) {
+    if (fs->in_flight || (fs->pass_active && !fs->paused)) any = true;
+    if (fs->trimmable() && !fs->paused) all_paused = false;
+  }
+  if (paused_all_ || (all_paused && !any && !filesystems_.empty() &&
+                      std::any_of(filesystems_.begin(), filesystems_.end(),
+                                  [](const auto& e) { return e.second->paused; })))
+    return "paused";
+  return any ? "trimming" : "idle";
+}
+
+void Manager::notify(Tracked& fs, TimePoint now) {
+  if (!listener_) return;
+  FsStatus status = make_status(fs, now);
+  if (fs.last_sent && *fs.last_sent == status) return;
+  fs.last_sent = status;
+  listener_->filesystem_changed(status);
+}
+
+void Manager::notify_manager() {
+  std::string current = state() + "/" + std::to_string(bytes_trimmed_total_);
+  if (current == last_manager_state_) return;
+  last_manager_state_ = current;
+  if (listener_) listener_->manager_changed();
+}
+
+}  // namespace trimd
