@@ -178,6 +178,7 @@ bool read_policy_key(const Reader& r, const std::string& name, const toml::key& 
   else if (key == "chunk_size") out.chunk_bytes = r.positive_size(name, value);
   else if (key == "min_extent") out.min_extent_bytes = r.size(name, value);
   else if (key == "pause") out.chunk_pause = r.duration(name, value);
+  else if (key == "chunk_time") out.chunk_time = r.duration(name, value);
   else if (key == "rate_limit") out.rate_limit_bytes_per_sec = r.size(name, value);
   else if (key == "overdue_grace") out.overdue_grace = r.duration(name, value);
   else if (key == "skip_rotational") out.skip_rotational = r.boolean(name, value);
@@ -329,6 +330,7 @@ void PolicyOverride::apply_to(TrimPolicy& policy) const {
   if (chunk_bytes) policy.chunk_bytes = *chunk_bytes;
   if (min_extent_bytes) policy.min_extent_bytes = *min_extent_bytes;
   if (chunk_pause) policy.chunk_pause = *chunk_pause;
+  if (chunk_time) policy.chunk_time = *chunk_time;
   if (rate_limit_bytes_per_sec) policy.rate_limit_bytes_per_sec = *rate_limit_bytes_per_sec;
   if (overdue_grace) policy.schedule.overdue_grace = *overdue_grace;
   if (skip_rotational) policy.skip_rotational = *skip_rotational;

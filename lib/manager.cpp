@@ -23,6 +23,35 @@ constexpr Duration kRetryAfterGone = std::chrono::seconds{30};
 // device keeps changing would otherwise be retried for ever).
 constexpr unsigned kMaxGoneRetries = 3;
 
+// With chunk_time, the first chunk of a pass is at most this long (nothing
+// is learned yet), and no chunk is made shorter than the minimum: below that
+// the cost of a call is mostly its fixed cost.
+constexpr std::uint64_t kFirstTimedChunkBytes = 64ull << 20;
+constexpr std::uint64_t kMinTimedChunkBytes = 16ull << 20;
+// Ranges this long are "to the end" (btrfs's tail): no rate to learn.
+constexpr std::uint64_t kUnboundedRange = 1ull << 62;
+
+// The length to ask the planner for: the policy's, capped by what the last
+// calls suggest fits in chunk_time. The planner rounds it up to whole groups
+// where the filesystem needs that.
+std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec) {
+  const std::uint64_t wanted = gentle ? policy.gentle_chunk_bytes : policy.chunk_bytes;
+  if (policy.chunk_time.count() <= 0) return wanted;
+  if (range_bytes_per_sec <= 0) return std::min(wanted, kFirstTimedChunkBytes);
+  const double seconds = std::chrono::duration<double>(policy.chunk_time).count();
+  const double fit = range_bytes_per_sec * seconds;
+  if (fit >= static_cast<double>(wanted)) return wanted;
+  return std::min(wanted, std::max(kMinTimedChunkBytes, static_cast<std::uint64_t>(fit)));
+}
+
+// Exponentially weighted: quick to follow a device that slows down.
+double learn_rate(double previous, const TrimRange& range, Duration elapsed) {
+  if (range.len >= kUnboundedRange || elapsed < std::chrono::milliseconds{1}) return previous;
+  const double sample =
+      static_cast<double>(range.len) / std::chrono::duration<double>(elapsed).count();
+  return previous <= 0 ? sample : 0.5 * previous + 0.5 * sample;
+}
+
 }  // namespace
 
 const char* to_string(FsState state) {
@@ -170,9 +199,15 @@ void Manager::start_pass(Tracked& fs, TimePoint now) {
   fs.chunks = 0;
   fs.foreground_pauses = 0;
   fs.cancel_requested = false;
-  spdlog::info("{}: trim pass starting ({}, {} in chunks of {})", fs.fs.mount.mount_point,
-               fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes),
-               format_size(fs.policy.chunk_bytes));
+  if (fs.policy.chunk_time.count() > 0)
+    spdlog::info("{}: trim pass starting ({}, {}, chunks of up to {} sized to take {})",
+                 fs.fs.mount.mount_point, fs.fs.mount.fs_type,
+                 format_size(fs.fs.geometry.size_bytes), format_size(fs.policy.chunk_bytes),
+                 format_duration(fs.policy.chunk_time));
+  else
+    spdlog::info("{}: trim pass starting ({}, {} in chunks of {})", fs.fs.mount.mount_point,
+                 fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes),
+                 format_size(fs.policy.chunk_bytes));
   record_progress(fs);
   if (listener_) listener_->trim_started(fs.fs.id);
 }
@@ -208,8 +243,8 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now) {
     fs.wait_reason = "another filesystem on the same disk is being trimmed";
     return std::nullopt;
   }
-  const std::uint64_t chunk_bytes = gentle ? fs.policy.gentle_chunk_bytes : fs.policy.chunk_bytes;
-  auto range = next_chunk(fs.fs.geometry, fs.cursor, chunk_bytes, fs.policy.min_extent_bytes);
+  const std::uint64_t length = chunk_length(fs.policy, gentle, fs.range_bytes_per_sec);
+  auto range = next_chunk(fs.fs.geometry, fs.cursor, length, fs.policy.min_extent_bytes);
   if (!range) {
     finish_pass(fs, "success", now);
     return std::nullopt;
@@ -272,6 +307,7 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
   switch (outcome.status) {
     case TrimStatus::Ok: {
       fs.gone_retries = 0;
+      fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
       ++fs.chunks;
       fs.pass_bytes_reported += outcome.bytes_reported;
       if (result.bytes_discarded)

@@ -35,6 +35,9 @@ struct Manager::Tracked {
   bool waiting_for_idle = false;
   bool waiting_for_disk = false;
   bool gentle = false;
+  // Range per second of FITRIM time, learned from this filesystem's last
+  // chunks (0 = nothing learned yet): sizes chunks to the policy's chunk_time.
+  double range_bytes_per_sec = 0;
   TimePoint not_before{};
   std::string wait_reason;
 

@@ -48,6 +48,7 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.chunk_bytes, b.chunk_bytes);
   EXPECT_EQ(a.min_extent_bytes, b.min_extent_bytes);
   EXPECT_EQ(a.chunk_pause, b.chunk_pause);
+  EXPECT_EQ(a.chunk_time, b.chunk_time);
   EXPECT_EQ(a.rate_limit_bytes_per_sec, b.rate_limit_bytes_per_sec);
   EXPECT_EQ(a.gentle_chunk_bytes, b.gentle_chunk_bytes);
   EXPECT_EQ(a.gentle_pause, b.gentle_pause);
@@ -194,6 +195,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   expected.chunk_bytes = 256 * MiB;
   expected.min_extent_bytes = MiB;
   expected.chunk_pause = 250ms;
+  expected.chunk_time = 2s;
   expected.rate_limit_bytes_per_sec = 100000000;
   expected.gentle_chunk_bytes = 16 * MiB;
   expected.gentle_pause = 10s;
@@ -214,6 +216,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   EXPECT_EQ(srv.chunk_bytes, 64 * MiB);
   EXPECT_EQ(srv.min_extent_bytes, 64 * KiB);
   EXPECT_EQ(srv.chunk_pause, Duration{1s});
+  EXPECT_EQ(srv.chunk_time, Duration{0s});
   EXPECT_EQ(srv.rate_limit_bytes_per_sec, GiB);
   EXPECT_EQ(srv.overdue_grace, Duration{48h});
   EXPECT_EQ(srv.skip_rotational, false);

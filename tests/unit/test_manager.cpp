@@ -38,6 +38,7 @@ Config quick_config() {
   config.trim.schedule.first_delay = 0s;
   config.trim.schedule.randomized_delay = 0s;
   config.trim.chunk_pause = 0s;
+  config.trim.chunk_time = 0s;  // fixed chunks unless a test sizes them by time
   return config;
 }
 
@@ -481,4 +482,46 @@ TEST_F(ManagerTest, AMountPointThatKeepsVanishingFailsThePassAfterAFewRetries) {
   }
   EXPECT_FALSE(m->passes_active());
   EXPECT_EQ(m->status(fs.id, now)->last_result, "failed: simulated");
+}
+
+TEST_F(ManagerTest, TimedChunksStartSmallAndFollowTheSpeedOfTheLastCalls) {
+  disks["loop0"] = {};
+  Config config = quick_config();
+  config.trim.chunk_time = 500ms;
+  auto m = make(config);
+  auto jobs = track_and_start(*m, make_fs("/mnt/a", "loop0", 100 * GiB));
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].range.len, 64u << 20) << "nothing learned yet";
+
+  auto finish_in = [&](ChunkJob& job, Duration took) {
+    ChunkResult r = ok(job);
+    r.elapsed = took;
+    m->chunk_finished(job, r, now);
+  };
+  finish_in(jobs[0], 4s);  // 16 MiB/s: a slow device
+  jobs = m->take_jobs(now);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].range.len, 16u << 20) << "16 MiB/s in 0.5 s would be 8 MiB: the floor";
+
+  finish_in(jobs[0], 1ms);  // suddenly very fast: grows, up to chunk_size
+  for (int i = 0; i < 5; ++i) {
+    jobs = m->take_jobs(now);
+    ASSERT_EQ(jobs.size(), 1u);
+    finish_in(jobs[0], 1ms);
+  }
+  jobs = m->take_jobs(now);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].range.len, quick_config().trim.chunk_bytes);
+}
+
+TEST_F(ManagerTest, TimedChunksOnExt4NeverSplitABlockGroup) {
+  disks["loop0"] = {};
+  Config config = quick_config();
+  config.trim.chunk_time = 500ms;
+  auto m = make(config);
+  auto fs = make_fs("/mnt/a", "loop0");
+  fs.geometry.group_bytes = 128ull << 20;
+  auto jobs = track_and_start(*m, fs);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].range.len, 128u << 20);
 }
