@@ -30,11 +30,17 @@ bool is_ext_fs_type(std::string_view fs_type) {
   return fs_type == "ext2" || fs_type == "ext3" || fs_type == "ext4";
 }
 
-// xfs clamps each free extent to the range, so an AG may be split. ext4 trims
-// every free extent that starts in the range to its end and only marks a
-// group done when the range starts at the group's start (measured on 6.18):
-// a chunk smaller than a group would send the same discards again and again.
+// Measured on 6.18, both ways round:
+// - ext4 trims every free extent that starts in the range to its end and only
+//   marks a group done when the range starts at the group's start: a chunk
+//   smaller than a group would send the same discards again and again.
+// - xfs clamps free extents to the range, but a range over more than one AG
+//   (fstrim's whole-filesystem range, or 1 GiB over 256 MiB AGs) leaves most
+//   small free extents untrimmed (30000 freed 8 KiB extents: 305 MiB still
+//   allocated vs 188 MiB with one AG per call): xfs chunks are at most one AG.
 std::uint64_t group_chunk_bytes(const FsGeometry& geometry, std::uint64_t chunk_bytes) {
+  if (geometry.fs_type == "xfs")
+    return chunk_bytes == 0 ? geometry.group_bytes : std::min(chunk_bytes, geometry.group_bytes);
   if (chunk_bytes == 0 || !is_ext_fs_type(geometry.fs_type)) return chunk_bytes;
   return std::max(chunk_bytes, geometry.group_bytes);
 }

@@ -35,7 +35,7 @@ struct FsGeometry {
 
 enum class RangeKind {
   Linear,        // ext4 and similar: [0, size) in chunks
-  GroupAligned,  // xfs and ext4: chunks start and end on group boundaries
+  GroupAligned,  // xfs: within one allocation group; ext4: whole block groups
   LogicalSpace,  // btrfs with known block groups: whole groups per chunk, then
                  // one chunk from the last group's end to the end of u64
   WholeRange,    // unknown filesystem or btrfs layout: one call {0, UINT64_MAX}
