@@ -1,0 +1,1 @@
+"""The pieces of trimd's benchmark harness (bench/run)."""

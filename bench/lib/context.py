@@ -1,0 +1,201 @@
+"""What every workload needs: sizes and durations (full run or --quick), the
+binaries, where things go, trimd's policy files, and the harness checks."""
+import dataclasses
+import os
+import tempfile
+import time
+
+from . import disks, trimd
+from .guard import HarnessError, run, say
+from .disks import GiB, MiB
+
+
+@dataclasses.dataclass
+class Params:
+    quick: bool
+    probe_seconds: float          # W1: the probe after rm + sync
+    latency_ms: float = 2.0       # slowtrim: each discard
+    per_mib_ms: float = 0.1       # slowtrim: per MiB discarded
+    idle_window: str = "30s"      # trimd daemon runs: trimd's default
+    idle_window_s: float = 30.0
+    sample_interval: str = "1s"
+    sample_interval_s: float = 1.0
+    once_idle_window: str = "2s"  # --once runs: the disk is idle anyway
+    small_chunk: str = "64MiB"    # the *-small configurations: chunk_size
+    w1_fs: tuple = ("ext4", "xfs")
+    w1_image: dict = dataclasses.field(default_factory=lambda: {"ext4": 2 * GiB, "xfs": 2 * GiB})
+    w1_pairs: int = 30000         # files deleted; as many kept in between
+    w1_sizes_kib: tuple = (4, 16)
+    w1_rm_repeats: int = 3        # rm + sync timings of no discard and trimd (median)
+    w2_image: int = 3 * GiB
+    w2_pairs: int = 8192          # 1 GiB deleted, 1 GiB kept
+    w2_file_bytes: int = 128 * 1024
+    w2_load_s: float = 40.0
+    w2_lead_s: float = 5.0        # load runs this long before a trim starts
+    w3_fs: tuple = ("ext4", "xfs")
+    w4_count: int = 32
+    w4_image: int = 64 * MiB
+    w4_freed: int = 8 * MiB       # deleted on each before the pass
+    w4_idle_s: float = 120.0
+
+    @classmethod
+    def full(cls, probe_seconds=60.0, idle_seconds=120.0):
+        return cls(quick=False, probe_seconds=probe_seconds, w4_idle_s=idle_seconds)
+
+    @classmethod
+    def smoke(cls, probe_seconds=2.0, idle_seconds=4.0):
+        """Tiny: every code path, seconds each (xfs needs 300 MiB at least)."""
+        return cls(quick=True, probe_seconds=probe_seconds, idle_window="2s", idle_window_s=2.0,
+                   sample_interval="250ms", sample_interval_s=0.25, once_idle_window="1s",
+                   small_chunk="16MiB",
+                   w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2,
+                   w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0,
+                   w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds)
+
+
+class Bench:
+    def __init__(self, params, out_dir, work_dir, build_dir, overrides=()):
+        self.p = params
+        self.out_dir = out_dir
+        self.work_dir = work_dir
+        self.trimd = os.path.join(build_dir, "daemon", "trimd")
+        self.slowtrim = os.path.join(build_dir, "bench", "slowtrim")
+        self.overrides = list(overrides)
+        self.checks = []
+        self.templates = {}       # name -> image path, made once, used by several
+        self.template_notes = {}  # name -> what went into it
+        self.mount_root = os.path.join(work_dir, "mnt")
+        os.makedirs(self.mount_root, exist_ok=True)
+        os.makedirs(os.path.join(work_dir, "img"), exist_ok=True)
+        self._configs = {}
+
+    # --- where things go
+
+    def image(self, name):
+        return os.path.join(self.work_dir, "img", name + ".img")
+
+    def mnt(self, name):
+        return os.path.join(self.mount_root, name)
+
+    def raw(self, *parts):
+        """Per-run raw data (probe samples, logs, counters) kept in the output."""
+        path = os.path.join(self.out_dir, "raw", *parts)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def scratch(self, *parts):
+        path = os.path.join(self.work_dir, "run", *parts)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    # --- trimd
+
+    def trimd_config(self, kind, small_chunks=False):
+        """Policy files: "daemon" (due at once, trimd's idle window),
+        "once" (short idle window) or "idle" (nothing due for an hour);
+        `small_chunks`: with chunk_size = Params.small_chunk, the experiment."""
+        key = (kind, small_chunks)
+        if key not in self._configs:
+            window = self.p.once_idle_window if kind == "once" else self.p.idle_window
+            overrides = self.overrides + ([("trim.chunk_size", self.p.small_chunk)]
+                                          if small_chunks else [])
+            name = f"trimd-{kind}{'-small' if small_chunks else ''}.toml"
+            path = trimd.write_config(os.path.join(self.work_dir, name),
+                                      self.mount_root + "/*", window, self.p.sample_interval,
+                                      first_delay="1h" if kind == "idle" else "0s",
+                                      overrides=overrides)
+            trimd.check_config(self.trimd, path)
+            self._configs[key] = path
+        return self._configs[key]
+
+    def state_dir(self, tag):
+        """A fresh, empty one each time: twins share their UUID, and a
+        state file from an earlier run would say "trimmed recently"."""
+        return tempfile.mkdtemp(prefix=tag + ".", dir=self.scratch("state"))
+
+    # --- slowtrim
+
+    def slow_disk(self, backing, tag):
+        return disks.SlowDisk(self.slowtrim, backing, self.scratch("slow", tag),
+                              self.p.latency_ms, self.p.per_mib_ms)
+
+    # --- checks
+
+    def check(self, workload, name, ok, detail=""):
+        self.checks.append({"workload": workload, "name": name, "ok": bool(ok), "detail": detail})
+        if not ok:
+            say(f"CHECK FAILED [{workload}] {name}: {detail}")
+
+    def check_counters(self, workload, tag, stats, before=None, loop_before=None,
+                       loop_after=None):
+        """slowtrim's counters must add up, whatever the timing."""
+        before = before or {}
+        d = {k: stats.get(k, 0) - before.get(k, 0)
+             for k in ("discards", "bytes_discarded", "bytes_unmapped", "discard_ns")}
+        self.check(workload, f"{tag}: slowtrim saw no I/O errors", stats.get("errors", 1) == 0,
+                   f"errors={stats.get('errors')}")
+        self.check(workload, f"{tag}: unmapped <= discarded",
+                   d["bytes_unmapped"] <= d["bytes_discarded"],
+                   f"{d['bytes_unmapped']} <= {d['bytes_discarded']}")
+        floor = d["discards"] * self.p.latency_ms * 1e6
+        self.check(workload, f"{tag}: discard_ns >= discards x latency", d["discard_ns"] >= floor,
+                   f"{d['discard_ns']} >= {floor:.0f}")
+        if loop_before is not None and loop_after is not None:
+            sent = (loop_after["sectors_discarded"] - loop_before["sectors_discarded"]) * 512
+            self.check(workload, f"{tag}: loop's discard sectors = slowtrim's bytes_discarded",
+                       sent == d["bytes_discarded"], f"{sent} vs {d['bytes_discarded']}")
+        return d
+
+    def check_own_discards(self, workload, tag, fs_type, discarded, reported):
+        """On ext4, FITRIM reports the bytes it discarded: slowtrim seeing
+        more means someone else trimmed our filesystem meanwhile (another
+        trimd or fstrim -a on this shared machine), and the run is void."""
+        if fs_type != "ext4" or reported is None:
+            return
+        self.check(workload, f"{tag}: no discards but ours (slowtrim vs FITRIM's report)",
+                   abs(discarded - reported) <= 0.06 * max(reported, MiB),
+                   f"{discarded} vs {reported}")
+
+    def harness_ok(self):
+        return all(c["ok"] for c in self.checks)
+
+
+def residual_fstrim(bench, image, tag):
+    """After a run, on a plain loop over `image` (fast: no slowtrim): what a
+    whole-filesystem fstrim still reclaims ("after"), then what fstrim over
+    small ranges reclaims on top ("floor"). The floor is lower on xfs: a
+    whole-AG FITRIM walks free space by size in batches and skips extents
+    below the batch's restart block (kernel 6.18, measured); ranges inside
+    an AG walk by block number and reach them all."""
+    before = disks.allocated(image)
+    mnt = bench.mnt("residual")
+    with disks.plain_fs(image, mnt) as dev:
+        ds0 = disks.read_diskstats(dev)
+        seconds, reported = disks.fstrim(mnt)
+        ds1 = disks.read_diskstats(dev)
+        after = disks.allocated(image)
+        disks.fstrim_stepped(mnt, os.path.getsize(image))
+    floor = disks.allocated(image)
+    return {"before": before, "after": after, "reclaimed": before - after, "floor": floor,
+            "below_fstrim": after - floor, "seconds": seconds,
+            "discards": ds1["discards"] - ds0["discards"], "fstrim_reported": reported,
+            "tag": tag}
+
+
+def require_tools(tools):
+    missing = [t for t in tools if not any(os.access(os.path.join(d, t), os.X_OK)
+                                           for d in os.environ.get("PATH", "").split(":"))]
+    if missing:
+        raise HarnessError("missing tools: " + ", ".join(missing))
+
+
+def drop_template(bench, key):
+    path = bench.templates.pop(key, None)
+    if path and os.path.exists(path):
+        os.unlink(path)
+
+
+def timed(args):
+    start = time.monotonic()
+    run(args)
+    return time.monotonic() - start

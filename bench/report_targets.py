@@ -1,0 +1,159 @@
+"""The targets from the issue, judged on a run's results.
+
+Each target is a dict: workload, what, value (text), limit (text), met
+(True, False, or None when the run could not measure it), why (a note).
+"""
+
+ALLOC_TOLERANCE = 0.01  # "trimd reclaims as much as fstrim": allocation within 1%
+W1_RM_SYNC_LIMIT = 1.10
+W2_P99_LIMIT = 1.25
+W3_PASS_LIMIT = 1.10
+W4_RSS_LIMIT_KIB = 10 * 1024
+W4_CPU_LIMIT_PERCENT = 0.2
+
+
+def ratio(value, base):
+    if value is None or base is None or base == 0:
+        return None
+    return value / base
+
+
+def target(workload, what, value, limit, met, why=""):
+    return {"workload": workload, "what": what, "value": value, "limit": limit, "met": met,
+            "why": why}
+
+
+def x(r):
+    return "—" if r is None else f"{r:.2f}×"
+
+
+def alloc_target(workload, what, alloc, reference):
+    r = ratio(alloc, reference)
+    off = None if r is None else r - 1
+    met = None if off is None else off <= ALLOC_TOLERANCE
+    value = "—" if off is None else f"{off * 100:+.2f}% ({alloc / 2**20:.1f} vs {reference / 2**20:.1f} MiB)"
+    return target(workload, what, value, "≤ +1%", met)
+
+
+def w1_targets(w1, params):
+    out = []
+    for fs, data in w1.get("fs", {}).items():
+        configs = data["configs"]
+        base, tr = configs.get("nodiscard"), configs.get("trimd")
+        if not base or not tr:
+            continue
+        t, b = rm_sync(tr), rm_sync(base)
+        r = ratio(t, b)
+        trials = len(tr.get("rm_sync_trials", [])) or 1
+        out.append(target("W1", f"{fs}: rm + sync with trimd vs no discard",
+                          f"{x(r)} ({t:.2f} vs {b:.2f} s)", f"≤ {W1_RM_SYNC_LIMIT:.2f}×",
+                          None if r is None else r <= W1_RM_SYNC_LIMIT,
+                          f"median of {trials} twins each" if trials > 1 else ""))
+        out.append(w1_reclaim_target(fs, tr, params))
+        out.append(alloc_target("W1", f"{fs}: allocation after trimd vs fstrim'd twin",
+                                tr["alloc_end"], data.get("reference_alloc")))
+    return out
+
+
+def rm_sync(config):
+    """The median over the repeated timings, when there are any."""
+    return config.get("rm_sync_median", config["rm_sync_s"])
+
+
+def w1_reclaim_target(fs, tr, params):
+    """Reclaimed no later than: the load's end + the idle window + sampling
+    slack + the time one pass (first chunk to end) took."""
+    p = tr.get("trimd_pass") or {}
+    active = p.get("active_s")
+    what = f"{fs}: freed space reclaimed within idle window + one pass"
+    if tr.get("reclaimed_at") is None:
+        return target("W1", what, "not reclaimed before the bench gave up", "reclaimed", False,
+                      f"{p.get('chunks', 0)} chunks ran, last result {p.get('result')}")
+    after = max(0.0, tr["reclaimed_at"] - tr["probe_end"])
+    allowed = params["idle_window_s"] + 2 * params["sample_interval_s"] + (active or 0) + 1.0
+    return target("W1", what, f"{after:.1f} s after the load stopped",
+                  f"≤ {allowed:.1f} s (window {params['idle_window_s']:.0f} s + pass "
+                  f"{active or 0:.1f} s + sampling)", after <= allowed)
+
+
+def w2_targets(w2):
+    out = []
+    configs = w2.get("configs", {})
+    base = configs.get("notrim")
+    if not base:
+        return out
+    again = configs.get("notrim-again")
+    noise = ratio(again["probe"]["write"]["p99"], base["probe"]["write"]["p99"]) if again else None
+    for name, label in (("trimd", "trimd"), ("trimd-midpass", "trimd, load arriving mid-pass"),
+                        ("trimd-midpass-small", "small chunks, load arriving mid-pass")):
+        c = configs.get(name)
+        if not c:
+            continue
+        r = ratio(c["probe"]["write"]["p99"], base["probe"]["write"]["p99"])
+        out.append(target("W2", f"probe p99 with {label} vs no trim",
+                          f"{x(r)} ({c['probe']['write']['p99']:.2f} vs "
+                          f"{base['probe']['write']['p99']:.2f} ms)",
+                          f"≤ {W2_P99_LIMIT:.2f}×", None if r is None else r <= W2_P99_LIMIT,
+                          ((f"no trim, run again: {x(noise)}" if noise else "") if name == "trimd" else
+                           "not in the issue: the worst case"
+                           + (", a policy experiment" if name.endswith("-small") else ""))))
+    if "trimd" in configs and w2.get("reference_alloc"):
+        out.append(alloc_target("W2", "allocation after trimd vs fstrim", configs["trimd"]["alloc_end"],
+                                w2["reference_alloc"]))
+    return out
+
+
+def w3_targets(w3):
+    out = []
+    for fs, data in w3.get("fs", {}).items():
+        f, t = data["configs"].get("fstrim"), data["configs"].get("trimd")
+        if not f or not t:
+            continue
+        active = (t.get("trimd_pass") or {}).get("active_s")
+        r = ratio(active, f["run"]["wall_s"])
+        out.append(target("W3", f"{fs}: trimd pass vs fstrim, idle",
+                          f"{x(r)} ({active or 0:.1f} vs {f['run']['wall_s']:.1f} s; "
+                          f"wall {t['run']['wall_s']:.1f} s with the idle wait)",
+                          f"≤ {W3_PASS_LIMIT:.2f}×", None if r is None else r <= W3_PASS_LIMIT))
+        stepped = data["configs"].get("fstrim-stepped")
+        if stepped:
+            r = ratio(active, stepped["run"]["wall_s"])
+            out.append(target("W3", f"{fs}: trimd pass vs fstrim over 64 MiB ranges, idle",
+                              f"{x(r)} ({active or 0:.1f} vs {stepped['run']['wall_s']:.1f} s)",
+                              f"≤ {W3_PASS_LIMIT:.2f}×", None if r is None else r <= W3_PASS_LIMIT,
+                              "not in the issue: the same work where one fstrim call skips some"))
+        out.append(alloc_target("W3", f"{fs}: allocation after trimd vs fstrim", t["alloc_end"],
+                                f["alloc_end"]))
+    return out
+
+
+def w4_targets(w4):
+    out = []
+    idle = w4.get("idle")
+    if idle:
+        rss = max(idle["rss_max_kib"], idle["hwm_kib"] or 0)
+        out.append(target("W4", f"RSS with {w4['count']} filesystems (max of VmRSS, VmHWM)",
+                          f"{rss / 1024:.1f} MiB", "≤ 10 MiB", rss <= W4_RSS_LIMIT_KIB))
+        cpu = idle["cpu_percent"]
+        out.append(target("W4", f"idle CPU over {idle['seconds']:.0f} s",
+                          f"{cpu:.3f}% of a core ({idle['cpu_s']:.2f} s)",
+                          f"≤ {W4_CPU_LIMIT_PERCENT}%", cpu <= W4_CPU_LIMIT_PERCENT))
+    p = w4.get("pass")
+    if p:
+        out.append(alloc_target("W4", "allocation after trimd's pass vs after fstrim",
+                                p["alloc_after_trimd"], p["alloc_after_fstrim"]))
+    return out
+
+
+def all_targets(results):
+    w = results.get("workloads", {})
+    out = []
+    if "W1" in w:
+        out += w1_targets(w["W1"], results["params"])
+    if "W2" in w:
+        out += w2_targets(w["W2"])
+    if "W3" in w:
+        out += w3_targets(w["W3"])
+    if "W4" in w:
+        out += w4_targets(w["W4"])
+    return out

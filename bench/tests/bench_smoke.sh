@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Smoke test of the benchmark harness: `bench/run --quick` end to end (every
+# workload's code path on tiny images, no assertion on speed), then a run
+# interrupted with SIGINT in the middle of a configuration. Both must leave
+# nothing mounted, attached or running. Needs root; exits 77 (skip) without,
+# unless CI=true.
+#
+# Usage: bench_smoke.sh BUILD_DIR    (with daemon/trimd and bench/slowtrim built)
+set -euo pipefail
+
+build=${1:?usage: bench_smoke.sh BUILD_DIR}
+bench=$(cd "$(dirname "$0")/.." && pwd)
+
+say() { echo "bench_smoke: $*" >&2; }
+fail() { say "FAIL: $*"; exit 1; }
+skip() {
+    if [[ ${CI:-} == true ]]; then
+        fail "$* (CI=true: a missing capability is a failure)"
+    fi
+    say "SKIP: $*"
+    exit 77
+}
+
+[[ $EUID -eq 0 ]] || skip "needs root"
+[[ -c /dev/fuse ]] || skip "no /dev/fuse"
+for tool in losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3; do
+    command -v "$tool" >/dev/null || skip "no $tool"
+done
+for binary in daemon/trimd bench/slowtrim; do
+    [[ -x $build/$binary ]] || fail "no $build/$binary (build the trimd and slowtrim targets)"
+done
+charts=1
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || charts=
+[[ -n $charts || ${CI:-} != true ]] || fail "python3-matplotlib missing (CI=true)"
+
+out=$(mktemp -d /tmp/bench-smoke.XXXXXX)
+bench_pid=
+cleanup() {
+    local rc=$?
+    [[ -z $bench_pid ]] || kill -TERM "$bench_pid" 2>/dev/null || true
+    [[ -z $bench_pid ]] || wait "$bench_pid" 2>/dev/null || true
+    rm -rf "$out"
+    exit "$rc"
+}
+trap cleanup EXIT
+
+expect() {  # expect DESCRIPTION TEST...
+    local what=$1
+    shift
+    "$@" || fail "$what"
+    say "ok: $what"
+}
+
+lacks() { ! grep -q "$1" "$2"; }
+
+# Mounts and loop devices of the harness: its work dirs are trimd-bench.*.
+ours_mounted() { grep -q 'trimd-bench\.' /proc/self/mountinfo; }
+ours_attached() { grep -qs 'trimd-bench\.' /sys/block/loop*/loop/backing_file; }
+nothing_left() { ! ours_mounted && ! ours_attached && ! pgrep -f "$bench/probe.py" >/dev/null; }
+
+expect "no harness leftovers before the test" nothing_left
+
+start=$SECONDS
+status=0
+"$bench/run" --quick --build "$build" --out "$out/full" >"$out/full.log" 2>&1 || status=$?
+say "bench/run --quick took $((SECONDS - start)) s"
+if [[ $status -ne 0 ]]; then
+    tail -n 40 "$out/full.log" >&2
+    fail "bench/run --quick exited with $status"
+fi
+report=$out/full/report.md
+expect "report.md written" test -s "$report"
+for section in "## Targets" "## W1: delete storm" "## W2: trim under load" \
+    "## W3: idle throughput" "## W4: footprint" "## Harness checks"; do
+    expect "report has '$section'" grep -qF "$section" "$report"
+done
+expect "every target has a verdict" lacks "not measured" "$report"
+expect "no harness check failed" lacks FAILED "$report"
+expect "ratios to the baselines are reported" grep -q '×' "$report"
+expect "results.json parses" /usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
+    "$out/full/results.json"
+if [[ -n $charts ]]; then
+    for png in w1_ext4 w1_xfs w2_latency w3_pass w4_footprint; do
+        expect "$png.png drawn" test -s "$out/full/$png.png"
+    done
+fi
+expect "nothing left mounted, attached or running" nothing_left
+
+# Ctrl-C in the middle of a configuration (slowtrim and a filesystem up).
+"$bench/run" --quick --workloads W2 --build "$build" --out "$out/int" >"$out/int.log" 2>&1 &
+bench_pid=$!
+deadline=$((SECONDS + 60))
+until grep -q 'trimd-bench\..*/mnt/w2 ' /proc/self/mountinfo; do
+    ((SECONDS < deadline)) || fail "W2 never mounted its filesystem"
+    kill -0 "$bench_pid" 2>/dev/null || fail "bench/run exited early"
+    sleep 0.1
+done
+sleep 1
+kill -INT "$bench_pid"
+status=0
+wait "$bench_pid" || status=$?
+bench_pid=
+expect "an interrupted run exits with 130 (was $status)" test "$status" -eq 130
+expect "the interrupted run tore everything down" nothing_left
+say "PASS"

@@ -1,0 +1,194 @@
+"""W1, delete storm: many small files interleaved with kept ones, `rm -r`
+of one set + `sync`, on ext4 and xfs over the slow-TRIM device.
+
+Configurations, each on a fresh twin: no discard (the baseline, then
+fstrim'd on a plain loop: the level "all freed space reclaimed" means),
+`-o discard`, and no discard with trimd running as a daemon. Measured:
+rm + sync wall time (again on more twins for the two fast ones), the probe
+over the following minute, and when the backing file's allocation is back
+to the fstrim'd twin's floor (lib.context.residual_fstrim).
+"""
+import contextlib
+import os
+import statistics
+import time
+
+from lib import disks, guard, latency, populate, trimd
+from lib.context import drop_template, residual_fstrim
+from lib.guard import say
+
+NAME = "W1"
+TITLE = "delete storm"
+CONFIGS = ("nodiscard", "discard", "trimd")
+BASELINE = "nodiscard"
+RECLAIM_SLACK = 0.01  # "reclaimed": all but 1% of what the fstrim'd twin freed
+REPEATED = ("nodiscard", "trimd")  # rm + sync takes seconds there: time it again
+
+
+def run(bench):
+    result = {"fs": {}}
+    for fs_type in bench.p.w1_fs:
+        result["fs"][fs_type] = run_fs(bench, fs_type)
+    return result
+
+
+def make_template(bench, fs_type):
+    p = bench.p
+    path = bench.image(f"w1-{fs_type}-template")
+    say(f"W1 {fs_type}: making the template ({p.w1_pairs} files to delete, as many kept)")
+    disks.make_image(path, p.w1_image[fs_type], fs_type)
+    low, high = p.w1_sizes_kib
+    with disks.plain_fs(path, bench.mnt("setup")):
+        written = populate.interleaved_sets(bench.mnt("setup"), p.w1_pairs,
+                                            populate.sizes_kib(low, high))
+        populate.probe_file(bench.mnt("setup"))
+    bench.templates[f"w1-{fs_type}"] = path
+    return path, written
+
+
+def run_fs(bench, fs_type):
+    template, written = make_template(bench, fs_type)
+    out = {"written": written, "files": bench.p.w1_pairs, "sizes_kib": bench.p.w1_sizes_kib,
+           "template_alloc": disks.allocated(template), "configs": {}}
+    reference = None
+    try:
+        for name in CONFIGS:
+            say(f"W1 {fs_type}: {name}")
+            res = run_config(bench, fs_type, template, name, reference)
+            out["configs"][name] = res
+            if name == BASELINE:
+                reference = res["residual"]
+                out["reference_alloc"] = reference["after"]
+                out["reference_discards"] = reference["discards"]
+                out["reference_floor"] = reference["floor"]
+        for name, extra in rm_sync_trials(bench, fs_type, template).items():
+            c = out["configs"][name]
+            c["rm_sync_trials"] = [c["rm_sync_s"]] + extra
+            c["rm_sync_median"] = statistics.median(c["rm_sync_trials"])
+    finally:
+        drop_template(bench, f"w1-{fs_type}")
+    return out
+
+
+def reclaim_deadline(bench, name, reference):
+    """How long to keep watching the allocation after the probe."""
+    if name == BASELINE:
+        return 0.0
+    # At least a discard per deleted file: on xfs fstrim sends far fewer
+    # (see lib.context.residual_fstrim), trimd's pass may send them all.
+    discards = max(reference["discards"], bench.p.w1_pairs)
+    one_pass = discards * (bench.p.latency_ms + 1.0) / 1e3
+    if name == "discard":
+        return max(30.0, 2 * one_pass)
+    return bench.p.idle_window_s + 3 * one_pass + 30.0
+
+
+def rm_sync_trials(bench, fs_type, template):
+    """More rm + sync timings on fresh twins, the configurations taking
+    turns, so that a burst of other load on this machine hits both alike."""
+    times = {name: [] for name in REPEATED}
+    for i in range(bench.p.w1_rm_repeats - 1):
+        for name in REPEATED:
+            say(f"W1 {fs_type}: {name}, rm + sync again ({i + 2} of {bench.p.w1_rm_repeats})")
+            times[name].append(rm_sync_once(bench, fs_type, template, name, i + 2))
+    return times
+
+
+def rm_sync_once(bench, fs_type, template, name, trial):
+    twin = bench.image(f"w1-{fs_type}-twin")
+    disks.make_twin(template, twin)
+    disk = bench.slow_disk(twin, f"w1-{fs_type}-{name}-{trial}")
+    mnt = bench.mnt("w1")
+    log_path = os.path.join(bench.raw("W1", f"{fs_type}-{name}"), f"trimd-{trial}.log")
+    try:
+        with disk.attached() as dev, disks.mounted(dev, mnt), \
+                daemon_if(bench, name, fs_type, log_path):
+            start = time.monotonic()
+            rm_sync(mnt)
+            return time.monotonic() - start
+    finally:
+        os.unlink(twin)
+
+
+def daemon_if(bench, name, fs_type, log_path):
+    """trimd as a daemon for the trimd configuration, nothing otherwise."""
+    if name != "trimd":
+        return contextlib.nullcontext()
+    return trimd.daemon(bench.trimd, bench.trimd_config("daemon"),
+                        bench.state_dir(f"w1-{fs_type}"), log_path)
+
+
+def rm_sync(mnt):
+    guard.run(["rm", "-r", os.path.join(mnt, "del")])
+    guard.run(["sync"])
+
+
+def run_config(bench, fs_type, template, name, reference):
+    twin = bench.image(f"w1-{fs_type}-twin")
+    disks.make_twin(template, twin)
+    raw = bench.raw("W1", f"{fs_type}-{name}")
+    disk = bench.slow_disk(twin, f"w1-{fs_type}-{name}")
+    mnt = bench.mnt("w1")
+    res = {"alloc_start": disks.allocated(twin)}
+    log_path = os.path.join(raw, "trimd.log")
+    try:
+        with disk.attached() as dev:
+            with disks.mounted(dev, mnt, "discard" if name == "discard" else None):
+                stats0, ds0 = disk.stats(), disk.diskstats()
+                with daemon_if(bench, name, fs_type, log_path):
+                    res.update(storm_and_probe(bench, name, twin, mnt, raw, reference,
+                                               log_path))
+            # After the unmount: no discard is left in flight.
+            stats1, ds1 = disk.stats(), disk.diskstats()
+        res["slowtrim"] = bench.check_counters("W1", f"{fs_type}/{name}", stats1, stats0, ds0, ds1)
+        res["slowtrim_final"] = disk.final
+        res["alloc_end"] = disks.allocated(twin)
+        if name == "trimd":
+            res["trimd_events"] = trimd.parse_log(log_path)
+            res["trimd_pass"] = trimd.pass_summary(res["trimd_events"], mnt)
+        res["residual"] = residual_fstrim(bench, twin, f"{fs_type}/{name}")
+    finally:
+        os.unlink(twin)
+    return res
+
+
+def reclaim_level(reference, alloc_before):
+    """Back to the fstrim'd twin's allocation, but for 1% of what it freed.
+    Its floor, that is: on xfs the twin's plain fstrim leaves most freed
+    extents alone, fstrim over small ranges then reaches them."""
+    level = min(reference["after"], reference["floor"])
+    freed = max(0, alloc_before - level)
+    return level + max(RECLAIM_SLACK * freed, disks.MiB)
+
+
+def reclaim_over(name, alloc, level, log_path):
+    """trimd: its pass has ended (one pass is what the target allows);
+    online discard: the allocation is back to the level."""
+    if name == "trimd":
+        return any(e["kind"] == "pass_end" for e in trimd.parse_log(log_path))
+    return alloc.samples[-1][1] <= level
+
+
+def storm_and_probe(bench, name, twin, mnt, raw, reference, log_path):
+    """rm -r + sync, the probe over the next minute, then (unless this is
+    the baseline) watch the allocation until it is back to the reference."""
+    level = reclaim_level(reference, disks.allocated(twin)) if reference else None
+    with disks.AllocationSampler(twin) as alloc:
+        t0 = time.time()
+        rm_sync(mnt)
+        t_sync = time.time()
+        probe = latency.Probe(os.path.join(mnt, populate.PROBE_FILE), bench.p.probe_seconds,
+                              os.path.join(raw, "probe.csv"))
+        with latency.running(probe):
+            probe.wait()
+        deadline = time.time() + reclaim_deadline(bench, name, reference)
+        while level is not None and time.time() < deadline:
+            if reclaim_over(name, alloc, level, log_path):
+                break
+            time.sleep(0.2)
+    reclaimed_at = alloc.first_at_or_below(level) if level is not None else None
+    return {"t0": t0, "rm_sync_s": t_sync - t0, "probe_start": probe.started_at,
+            "probe_end": probe.ended_at, "probe": latency.summary(probe.samples),
+            "probe_samples": probe.samples, "alloc_samples": alloc.samples,
+            "reclaim_level": level, "reclaimed_at": reclaimed_at,
+            "reclaim_s": reclaimed_at - t0 if reclaimed_at else None}

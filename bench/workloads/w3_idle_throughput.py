@@ -1,0 +1,88 @@
+"""W3, idle throughput: on an idle slow-TRIM device holding W2's fragmented
+free space, one full pass of `trimd --once` against `fstrim` on twins: the
+time each takes, the allocation each reclaims and what slowtrim counted.
+"""
+import os
+
+from lib import disks, trimd
+from lib.context import residual_fstrim
+from lib.disks import GiB, MiB
+from lib.guard import run_measured, say
+from workloads.w2_trim_under_load import shared_template
+
+NAME = "W3"
+TITLE = "idle throughput"
+# fstrim-stepped: fstrim over 64 MiB ranges, all the work there is (see
+# disks.fstrim_stepped); -small: chunk_size = Params.small_chunk.
+CONFIGS = ("fstrim", "fstrim-stepped", "trimd", "trimd-small")
+BASELINE = "fstrim"
+# Nothing writes during an idle pass: slowtrim's bytes_unmapped must equal
+# the backing file's drop, up to what the filesystem's own metadata moves.
+UNMAPPED_SLACK = 1 * MiB
+
+
+def run(bench):
+    out = {"fs": {}}
+    for fs_type in bench.p.w3_fs:
+        template, written = shared_template(bench, fs_type)
+        runs = {}
+        for name in CONFIGS:
+            say(f"W3 {fs_type}: {name}")
+            runs[name] = run_config(bench, fs_type, template, name)
+        out["fs"][fs_type] = {"freed": written["del"], "configs": runs}
+    return out
+
+
+def run_config(bench, fs_type, template, name):
+    twin = bench.image(f"w3-{fs_type}-twin")
+    disks.make_twin(template, twin)
+    raw = bench.raw("W3", f"{fs_type}-{name}")
+    disk = bench.slow_disk(twin, f"w3-{fs_type}-{name}")
+    mnt = bench.mnt("w3")
+    log_path = os.path.join(raw, f"{name}.log")
+    res = {}
+    try:
+        with disk.attached() as dev:
+            with disks.mounted(dev, mnt):
+                stats0, ds0 = disk.stats(), disk.diskstats()
+                res["alloc_start"] = disks.allocated(twin)
+                res["run"] = trim_once(bench, name, mnt, log_path, fs_type,
+                                       os.path.getsize(twin))
+            res["alloc_end"] = disks.allocated(twin)
+            stats1, ds1 = disk.stats(), disk.diskstats()  # unmounted: nothing in flight
+        tag = f"{fs_type}/{name}"
+        res["slowtrim"] = counters = bench.check_counters("W3", tag, stats1, stats0, ds0, ds1)
+        dropped = res["alloc_start"] - res["alloc_end"]
+        bench.check("W3", f"{tag}: bytes_unmapped = the backing file's drop",
+                    abs(counters["bytes_unmapped"] - dropped) <= UNMAPPED_SLACK,
+                    f"{counters['bytes_unmapped']} vs {dropped}")
+        bench.check("W3", f"{tag}: the pass discarded something", counters["discards"] > 0,
+                    f"discards={counters['discards']}")
+        if name.startswith("trimd"):
+            res["trimd_events"] = trimd.parse_log(log_path)
+            res["trimd_pass"] = trimd.pass_summary(res["trimd_events"], mnt)
+            bench.check("W3", f"{tag}: trimd's pass succeeded",
+                        res["run"]["exit"] == 0 and res["trimd_pass"]["result"] == "success",
+                        f"exit {res['run']['exit']}, result {res['trimd_pass']['result']}")
+            gib = counters["bytes_discarded"] / GiB
+            res["cpu_s_per_gib"] = res["run"]["cpu_s"] / gib if gib else None
+            reported = trimd.reported_bytes(res["trimd_events"], mnt)
+        else:
+            with open(log_path) as f:
+                reported = disks.fstrim_bytes(f.read()) if name == "fstrim" else None
+        bench.check_own_discards("W3", tag, fs_type, counters["bytes_discarded"], reported)
+        res["residual"] = residual_fstrim(bench, twin, f"W3/{tag}")
+    finally:
+        os.unlink(twin)
+    return res
+
+
+def trim_once(bench, name, mnt, log_path, fs_type, size):
+    timeout = 1800
+    if name == "fstrim":
+        return run_measured(["fstrim", "-v", mnt], log_path, timeout)
+    if name == "fstrim-stepped":
+        return run_measured(disks.fstrim_stepped_command(mnt, size), log_path, timeout)
+    config = bench.trimd_config("once", small_chunks=name.endswith("-small"))
+    return trimd.run_once(bench.trimd, config,
+                          bench.state_dir(f"w3-{fs_type}"), log_path, [mnt], timeout)
