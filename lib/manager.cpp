@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "chunk_sizing.hpp"
 #include "manager_tracked.hpp"
 #include "planner.hpp"
 #include "schedule.hpp"
@@ -22,35 +23,6 @@ constexpr Duration kRetryAfterGone = std::chrono::seconds{30};
 // ... this many times in a row, then the pass fails (a mount point whose
 // device keeps changing would otherwise be retried for ever).
 constexpr unsigned kMaxGoneRetries = 3;
-
-// With chunk_time, the first chunk of a pass is at most this long (nothing
-// is learned yet), and no chunk is made shorter than the minimum: below that
-// the cost of a call is mostly its fixed cost.
-constexpr std::uint64_t kFirstTimedChunkBytes = 64ull << 20;
-constexpr std::uint64_t kMinTimedChunkBytes = 16ull << 20;
-// Ranges this long are "to the end" (btrfs's tail): no rate to learn.
-constexpr std::uint64_t kUnboundedRange = 1ull << 62;
-
-// The length to ask the planner for: the policy's, capped by what the last
-// calls suggest fits in chunk_time. The planner rounds it up to whole groups
-// where the filesystem needs that.
-std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec) {
-  const std::uint64_t wanted = gentle ? policy.gentle_chunk_bytes : policy.chunk_bytes;
-  if (policy.chunk_time.count() <= 0) return wanted;
-  if (range_bytes_per_sec <= 0) return std::min(wanted, kFirstTimedChunkBytes);
-  const double seconds = std::chrono::duration<double>(policy.chunk_time).count();
-  const double fit = range_bytes_per_sec * seconds;
-  if (fit >= static_cast<double>(wanted)) return wanted;
-  return std::min(wanted, std::max(kMinTimedChunkBytes, static_cast<std::uint64_t>(fit)));
-}
-
-// Exponentially weighted: quick to follow a device that slows down.
-double learn_rate(double previous, const TrimRange& range, Duration elapsed) {
-  if (range.len >= kUnboundedRange || elapsed < std::chrono::milliseconds{1}) return previous;
-  const double sample =
-      static_cast<double>(range.len) / std::chrono::duration<double>(elapsed).count();
-  return previous <= 0 ? sample : 0.5 * previous + 0.5 * sample;
-}
 
 }  // namespace
 

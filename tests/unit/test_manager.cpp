@@ -1,141 +1,9 @@
-// The manager on a fake clock, fake disks and a test-driven "kernel": the
-// test decides how each chunk job ends.
-#include "manager.hpp"
-
-#include <gtest/gtest.h>
+// The manager's trimming loop: when chunks go out, how big, what results mean.
+#include "manager_fixture.hpp"
 
 using namespace trimd;
+using namespace trimd::test;
 using namespace std::chrono_literals;
-
-namespace {
-
-constexpr std::uint64_t GiB = 1ull << 30;
-
-DiscoveredFs make_fs(const std::string& mount_point, const std::string& disk,
-                     std::uint64_t size = 10 * GiB, const std::string& type = "ext4") {
-  DiscoveredFs fs;
-  fs.mount.mount_point = mount_point;
-  fs.mount.source = "/dev/" + disk;
-  fs.mount.fs_type = type;
-  fs.mount.major = 7;
-  fs.mount.minor = 0;
-  fs.uuid = "uuid-of-" + disk + mount_point;
-  fs.id = filesystem_id(fs.uuid, fs.mount);
-  BlockDisk d;
-  d.name = disk;
-  d.size_bytes = size;
-  d.discard_max_bytes = 4 * GiB;
-  fs.topology.devices = {d};
-  fs.topology.disks = {d};
-  fs.geometry.fs_type = type;
-  fs.geometry.size_bytes = size;
-  return fs;
-}
-
-Config quick_config() {
-  Config config;
-  config.idle.idle_window = 5s;
-  config.trim.schedule.first_delay = 0s;
-  config.trim.schedule.randomized_delay = 0s;
-  config.trim.chunk_pause = 0s;
-  config.trim.chunk_time = 0s;  // fixed chunks unless a test sizes them by time
-  return config;
-}
-
-// Drives a manager through time with a set of disks whose write counters
-// grow only while they are "busy".
-class ManagerTest : public ::testing::Test {
- protected:
-  TimePoint now = Clock::from_time_t(1'800'000'000);
-  std::map<std::string, DiskCounters> disks;
-  std::set<std::string> busy;
-
-  std::unique_ptr<Manager> make(Config config = quick_config(), StateMap state = {}) {
-    auto m = std::make_unique<Manager>(std::move(config), std::move(state), now);
-    return m;
-  }
-
-  void sample(Manager& m) {
-    std::vector<DiskStat> stats;
-    for (auto& [name, c] : disks) {
-      if (busy.count(name)) {
-        c.writes_completed += 5000;
-        c.sectors_written += 5000 * 8;
-        c.ms_writing += 900;
-      }
-      stats.push_back(DiskStat{7, 0, name, c});
-    }
-    m.observe_diskstats(stats, now);
-  }
-
-  // Let `seconds` pass, sampling once a second.
-  void pass_time(Manager& m, int seconds) {
-    for (int i = 0; i < seconds; ++i) {
-      now += 1s;
-      sample(m);
-    }
-  }
-
-  static ChunkResult ok(const ChunkJob& job, std::uint64_t discarded = 1000) {
-    ChunkResult r;
-    r.outcome.status = TrimStatus::Ok;
-    r.outcome.bytes_reported = job.range.len;
-    r.bytes_discarded = discarded;
-    r.elapsed = 1ms;
-    return r;
-  }
-
-  static ChunkResult failed(TrimStatus status) {
-    ChunkResult r;
-    r.outcome.status = status;
-    r.outcome.message = "simulated";
-    return r;
-  }
-
-  // A state in which `fs` had a successful pass that ended at `when`.
-  static StateMap trimmed_at(const DiscoveredFs& fs, TimePoint when) {
-    StateMap state;
-    state[fs.id].last_end = when;
-    state[fs.id].last_result = "success";
-    return state;
-  }
-
-  // Track `fs`, keep its disk quiet past the idle window, take the first chunk.
-  std::vector<ChunkJob> track_and_start(Manager& m, const DiscoveredFs& fs) {
-    m.update_filesystems({fs}, now);
-    pass_time(m, 6);
-    return m.take_jobs(now);
-  }
-
-  // Run chunks (each succeeding) until none is handed out; returns how many.
-  int run_to_completion(Manager& m, int max_chunks = 1000) {
-    int chunks = 0;
-    for (int guard = 0; guard < max_chunks; ++guard) {
-      auto jobs = m.take_jobs(now);
-      if (jobs.empty()) break;
-      for (auto& job : jobs) {
-        m.chunk_finished(job, ok(job), now);
-        ++chunks;
-      }
-      now += 1ms;
-    }
-    return chunks;
-  }
-};
-
-class RecordingListener : public ManagerListener {
- public:
-  std::vector<std::string> events;
-  void filesystem_added(const FsStatus& s) override { events.push_back("added " + s.mount_point); }
-  void filesystem_removed(const std::string& id) override { events.push_back("removed " + id); }
-  void trim_started(const std::string& id) override { events.push_back("started " + id); }
-  void trim_finished(const std::string& id, const std::string& result, std::uint64_t bytes,
-                     Duration) override {
-    events.push_back("finished " + id + " " + result + " " + std::to_string(bytes));
-  }
-};
-
-}  // namespace
 
 TEST_F(ManagerTest, ADueFilesystemIsTrimmedInChunksUntilThePassCompletes) {
   disks["loop0"] = {};
@@ -236,48 +104,6 @@ TEST_F(ManagerTest, FilesystemsOnDifferentDisksAreTrimmedInParallel) {
   EXPECT_EQ(m->take_jobs(now).size(), 2u);
 }
 
-TEST_F(ManagerTest, PauseStopsNewChunksAndResumeContinuesFromTheCursor) {
-  disks["loop0"] = {};
-  auto fs = make_fs("/mnt/a", "loop0");
-  auto m = make();
-  auto jobs = track_and_start(*m, fs);
-  m->pause({fs.id}, now);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);  // the chunk in the kernel completes
-  pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  EXPECT_EQ(m->status(fs.id, now)->state, FsState::Paused);
-
-  m->resume({fs.id}, now);
-  jobs = m->take_jobs(now);
-  ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0].range.start, GiB);
-}
-
-TEST_F(ManagerTest, PausingEverythingAlsoHoldsFilesystemsThatAppearLater) {
-  disks["sda"] = {};
-  disks["sdb"] = {};
-  auto m = make();
-  m->pause({}, now);
-  m->update_filesystems({make_fs("/a", "sda"), make_fs("/b", "sdb")}, now);
-  pass_time(*m, 6);
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  EXPECT_EQ(m->state(), "paused");
-  m->resume({}, now);
-  EXPECT_EQ(m->take_jobs(now).size(), 2u);
-}
-
-TEST_F(ManagerTest, CancelEndsThePassAndRecordsCancelled) {
-  disks["loop0"] = {};
-  auto fs = make_fs("/mnt/a", "loop0");
-  auto m = make();
-  auto jobs = track_and_start(*m, fs);
-  m->cancel({fs.id}, now);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  EXPECT_EQ(m->status(fs.id, now)->last_result, "cancelled");
-  EXPECT_FALSE(m->passes_active());
-}
-
 TEST_F(ManagerTest, AFilesystemWithoutFitrimIsMarkedUnsupportedAndNotTriedAgain) {
   disks["loop0"] = {};
   auto fs = make_fs("/mnt/a", "loop0");
@@ -363,39 +189,6 @@ TEST_F(ManagerTest, TheRateLimitSpacesChunksByTheirRange) {
   EXPECT_EQ(m->take_jobs(now).size(), 1u);
 }
 
-TEST_F(ManagerTest, TrimNowIgnoringIdleRunsOnBusyDisksBeforeTheFilesystemIsDue) {
-  disks["loop0"] = {};
-  auto fs = make_fs("/mnt/a", "loop0");
-  auto m = make(quick_config(), trimmed_at(fs, now));
-  m->update_filesystems({fs}, now);
-  busy.insert("loop0");
-  pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  m->trim_now({fs.id}, true, now);
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
-}
-
-TEST_F(ManagerTest, NotifyFreedMakesTheFilesystemDueAtTheNextIdleWindow) {
-  disks["loop0"] = {};
-  auto fs = make_fs("/mnt/a", "loop0");
-  auto m = make(quick_config(), trimmed_at(fs, now));
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  m->notify_freed(fs.id, 50 * GiB, now);
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
-}
-
-TEST_F(ManagerTest, UnknownIdsAreRejectedWithNotFound) {
-  auto m = make();
-  try {
-    m->trim_now({"uuid-nope"}, false, now);
-    FAIL() << "expected ManagerError";
-  } catch (const ManagerError& e) {
-    EXPECT_EQ(e.kind(), ManagerError::Kind::NotFound);
-  }
-}
-
 TEST_F(ManagerTest, AFilesystemOnARotationalDiskIsDisabledWhenSkipRotationalIsSet) {
   disks["sda"] = {};
   auto fs = make_fs("/a", "sda");
@@ -407,30 +200,6 @@ TEST_F(ManagerTest, AFilesystemOnARotationalDiskIsDisabledWhenSkipRotationalIsSe
   pass_time(*m, 6);
   EXPECT_TRUE(m->take_jobs(now).empty());
   EXPECT_EQ(m->status(fs.id, now)->state, FsState::Disabled);
-}
-
-TEST_F(ManagerTest, ListenersHearAboutFilesystemsAndPasses) {
-  disks["loop0"] = {};
-  auto fs = make_fs("/mnt/a", "loop0", 2 * GiB);
-  auto m = make();
-  RecordingListener listener;
-  m->set_listener(&listener);
-  m->update_filesystems({fs}, now);
-  pass_time(*m, 6);
-  run_to_completion(*m);
-  m->update_filesystems({}, now);
-  std::vector<std::string> expected = {"added /mnt/a", "started " + fs.id,
-                                       "finished " + fs.id + " success 2000", "removed " + fs.id};
-  EXPECT_EQ(listener.events, expected);
-}
-
-TEST_F(ManagerTest, StopHandsOutNoMoreChunks) {
-  disks["loop0"] = {};
-  auto m = make();
-  m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
-  pass_time(*m, 6);
-  m->stop();
-  EXPECT_TRUE(m->take_jobs(now).empty());
 }
 
 TEST_F(ManagerTest, WaitingForIdleDisksLeavesWakingUpToTheNextSample) {
