@@ -17,9 +17,11 @@ constexpr std::uint64_t kUnboundedRange = 1ull << 62;
 
 }  // namespace
 
-std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec) {
-  const std::uint64_t wanted = gentle ? policy.gentle_chunk_bytes : policy.chunk_bytes;
+std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec,
+                           std::uint64_t previous_len) {
+  std::uint64_t wanted = gentle ? policy.gentle_chunk_bytes : policy.chunk_bytes;
   if (policy.chunk_time.count() <= 0) return wanted;
+  if (previous_len > 0 && previous_len < wanted / 2) wanted = 2 * previous_len;
   if (range_bytes_per_sec <= 0) return std::min(wanted, kFirstTimedChunkBytes);
   const double seconds = std::chrono::duration<double>(policy.chunk_time).count();
   const double fit = range_bytes_per_sec * seconds;

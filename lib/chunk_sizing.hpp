@@ -13,7 +13,13 @@ namespace trimd {
 // The length to ask the planner for: the policy's chunk (or gentle chunk)
 // size, capped by what `range_bytes_per_sec` says fits in chunk_time. The
 // planner rounds it to whole groups where the filesystem needs that.
-std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec);
+// It also grows at most twofold from `previous_len` (the last chunk's length,
+// 0 = none): FITRIM's cost follows the free extents in the range, not its
+// length, and a chunk over little free space would otherwise predict a
+// chunk far too long for the next, busier part of the filesystem
+// (measured: 128 MiB in 0.1 s, then 1 GiB in 9 s).
+std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec,
+                           std::uint64_t previous_len = 0);
 
 // The range-per-second estimate after a call over `range` that took
 // `elapsed` (exponentially weighted; 0 = nothing learned yet).

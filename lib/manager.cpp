@@ -169,6 +169,7 @@ void Manager::start_pass(Tracked& fs, TimePoint now) {
   fs.pass_bytes_discarded = 0;
   fs.discard_measured = true;
   fs.chunks = 0;
+  fs.last_chunk_len = 0;
   fs.foreground_pauses = 0;
   fs.cancel_requested = false;
   if (fs.policy.chunk_time.count() > 0)
@@ -215,7 +216,8 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now) {
     fs.wait_reason = "another filesystem on the same disk is being trimmed";
     return std::nullopt;
   }
-  const std::uint64_t length = chunk_length(fs.policy, gentle, fs.range_bytes_per_sec);
+  const std::uint64_t length =
+      chunk_length(fs.policy, gentle, fs.range_bytes_per_sec, fs.last_chunk_len);
   auto range = next_chunk(fs.fs.geometry, fs.cursor, length, fs.policy.min_extent_bytes);
   if (!range) {
     finish_pass(fs, "success", now);
@@ -280,6 +282,7 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
     case TrimStatus::Ok: {
       fs.gone_retries = 0;
       fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
+      if (job.range.len < (1ull << 62)) fs.last_chunk_len = job.range.len;
       ++fs.chunks;
       fs.pass_bytes_reported += outcome.bytes_reported;
       if (result.bytes_discarded)

@@ -38,6 +38,7 @@ struct Manager::Tracked {
   // Range per second of FITRIM time, learned from this filesystem's last
   // chunks (0 = nothing learned yet): sizes chunks to the policy's chunk_time.
   double range_bytes_per_sec = 0;
+  std::uint64_t last_chunk_len = 0;  // of this pass; 0 before its first chunk
   TimePoint not_before{};
   std::string wait_reason;
 

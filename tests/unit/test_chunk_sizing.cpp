@@ -51,3 +51,10 @@ TEST(LearnRate, IgnoresUnboundedRangesAndInstantCalls) {
   EXPECT_DOUBLE_EQ(learn_rate(5.0, TrimRange{0, UINT64_MAX, 0}, 1s), 5.0);
   EXPECT_DOUBLE_EQ(learn_rate(5.0, TrimRange{0, 100 * MiB, 0}, 0us), 5.0);
 }
+
+TEST(ChunkLength, GrowsAtMostTwofoldFromTheLastChunk) {
+  // 128 MiB over almost no free space went fast; the next must not jump to 1 GiB.
+  EXPECT_EQ(chunk_length(timed(500ms), false, 1e10, 128 * MiB), 256 * MiB);
+  EXPECT_EQ(chunk_length(timed(500ms), false, 1e10, 600 * MiB), 1024 * MiB);
+  EXPECT_EQ(chunk_length(timed(0s), false, 1e10, 128 * MiB), 1024 * MiB) << "untimed: fixed";
+}
