@@ -11,21 +11,10 @@ set -euo pipefail
 build=${1:?usage: bench_smoke.sh BUILD_DIR}
 bench=$(cd "$(dirname "$0")/.." && pwd)
 
-say() { echo "bench_smoke: $*" >&2; }
-fail() { say "FAIL: $*"; exit 1; }
-skip() {
-    if [[ ${CI:-} == true ]]; then
-        fail "$* (CI=true: a missing capability is a failure)"
-    fi
-    say "SKIP: $*"
-    exit 77
-}
-
-[[ $EUID -eq 0 ]] || skip "needs root"
-[[ -c /dev/fuse ]] || skip "no /dev/fuse"
-for tool in losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3; do
-    command -v "$tool" >/dev/null || skip "no $tool"
-done
+smoke_name=bench_smoke
+# shellcheck source=bench/tests/smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
+require_capabilities losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3
 for binary in daemon/trimd bench/slowtrim; do
     [[ -x $build/$binary ]] || fail "no $build/$binary (build the trimd and slowtrim targets)"
 done

@@ -12,21 +12,10 @@ latency_ms=2
 file_count=200
 file_kib=512
 
-say() { echo "slowtrim_smoke: $*" >&2; }
-fail() { say "FAIL: $*"; exit 1; }
-skip() {
-    if [[ ${CI:-} == true ]]; then
-        fail "$* (CI=true: a missing capability is a failure)"
-    fi
-    say "SKIP: $*"
-    exit 77
-}
-
-[[ $EUID -eq 0 ]] || skip "needs root"
-[[ -c /dev/fuse ]] || skip "no /dev/fuse"
-for tool in losetup mkfs.ext4 fstrim mount umount mountpoint; do
-    command -v "$tool" >/dev/null || skip "no $tool"
-done
+smoke_name=slowtrim_smoke
+# shellcheck source=bench/tests/smoke_lib.sh
+source "$(dirname "$0")/smoke_lib.sh"
+require_capabilities losetup mkfs.ext4 fstrim mount umount mountpoint
 
 work=$(mktemp -d /var/tmp/slowtrim-smoke.XXXXXX)
 backing=$work/backing
