@@ -152,6 +152,8 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
     const auto name = dotted("idle", key);
     if (key == "sample_interval") {
       config.sample_interval = r.positive_duration(name, value);
+    } else if (key == "preempt_interval") {
+      config.preempt_interval = r.duration(name, value);
     } else if (key == "window") {
       config.idle.idle_window = r.duration(name, value);
     } else if (key == "max_iops") {

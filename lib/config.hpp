@@ -61,6 +61,9 @@ struct PolicyOverride {
 
 struct Config {
   Duration sample_interval = std::chrono::seconds{1};
+  // While a chunk is in the kernel, its disks are sampled this often and the
+  // chunk is killed when foreground I/O arrives. 0 = never preempt.
+  Duration preempt_interval = std::chrono::milliseconds{20};
   IdleThresholds idle;
   TrimPolicy trim;
   std::vector<PolicyOverride> overrides;

@@ -11,6 +11,10 @@ namespace trimd {
 using Clock = std::chrono::system_clock;
 using TimePoint = Clock::time_point;
 using Duration = std::chrono::microseconds;
+// Monotonic time: pacing between chunks and backoff, which must not stall
+// or rush when the wall clock is stepped.
+using SteadyClock = std::chrono::steady_clock;
+using SteadyPoint = SteadyClock::time_point;
 
 inline std::int64_t to_usec(TimePoint t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
