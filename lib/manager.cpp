@@ -283,7 +283,8 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
   fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
   if (job.range.len < (1ull << 62)) pass.last_chunk_len = job.range.len;
   pass.preempted_in_a_row = 0;
-  pass.shrink_cap = 0;
+  // A shrunk chunk that completed: the next may be twice as long.
+  if (pass.shrink_cap > 0) pass.shrink_cap = pass.shrink_cap < (1ull << 61) ? 2 * pass.shrink_cap : 0;
   ++pass.chunks;
   pass.bytes_reported += result.outcome.bytes_reported;
   if (result.bytes_discarded)
