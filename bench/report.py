@@ -148,7 +148,10 @@ def trimd_pass_line(r):
         return ""
     p = r["trimd_pass"]
     logged = p.get("logged") or {}
-    return (f"{p['chunks']} chunk(s), {p['pauses']} pause(s) for foreground I/O, "
+    preempted = r.get("preemptions")
+    redo = (f"{len(preempted)} chunk(s) preempted, {mib(r.get('redone_bytes', 0))} MiB of "
+            "discards redone; " if preempted is not None else "")
+    return (f"{p['chunks']} chunk(s), {p['pauses']} pause(s) for foreground I/O, {redo}"
             f"{f(p.get('active_s'), 1)} s from first chunk to the end of the pass; it logged "
             f"\"{logged.get('discarded', '?')} discarded in {logged.get('duration', '?')}\".\n")
 

@@ -111,6 +111,24 @@ void ChunkRunner::stop_all() {
   for (auto& [serial, chunk] : chunks_) stop(serial);
 }
 
+// One JSON object per preemption, for tools (bench/) that time reactions and
+// count the work a redo repeats: `discarded` is what the killed call had
+// already sent, to be sent again.
+void ChunkRunner::log_preemption(const Chunk& chunk, const ChunkReport& report,
+                                 std::int64_t exited_at) {
+  const auto after = discarded(sample_(), report.job.disks);
+  const std::uint64_t lost = chunk.discarded_before && after && *after >= *chunk.discarded_before
+                                 ? *after - *chunk.discarded_before
+                                 : 0;
+  spdlog::info("{}: preempted {{\"event\":\"preempted\",\"disk\":\"{}\",\"reason\":\"{}\","
+               "\"foreground_bytes\":{},\"start\":{},\"len\":{},\"discarded\":{},"
+               "\"killed_at_us\":{},\"exited_at_us\":{}}}",
+               report.job.target.mount_point, report.decision.disk,
+               to_string(report.decision.reason), report.decision.foreground_bytes,
+               report.job.range.start, report.job.range.len, lost, chunk.killed_at_usec,
+               exited_at);
+}
+
 void ChunkRunner::on_exit(std::uint64_t serial) {
   auto it = chunks_.find(serial);
   if (it == chunks_.end()) return;
@@ -137,14 +155,7 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
   } else if (chunk->killed) {
     report.end = *chunk->killed;
     report.decision = chunk->decision;
-    if (report.end == ChunkEnd::Preempted)
-      // One JSON object per preemption, for tools (bench/) that time reactions.
-      spdlog::info("{}: preempted {{\"event\":\"preempted\",\"disk\":\"{}\",\"reason\":\"{}\","
-                   "\"foreground_bytes\":{},\"start\":{},\"len\":{},\"killed_at_us\":{},"
-                   "\"exited_at_us\":{}}}",
-                   where, report.decision.disk, to_string(report.decision.reason),
-                   report.decision.foreground_bytes, report.job.range.start,
-                   report.job.range.len, chunk->killed_at_usec, exited_at);
+    if (report.end == ChunkEnd::Preempted) log_preemption(*chunk, report, exited_at);
   } else {
     report.end = ChunkEnd::Died;
     report.why = exit.signal ? std::string("killed by signal ") + strsignal(exit.signal)

@@ -59,6 +59,7 @@ class ChunkRunner {
   struct Chunk;
   void check_preemption();
   void on_exit(std::uint64_t serial);
+  void log_preemption(const Chunk& chunk, const ChunkReport& report, std::int64_t exited_at);
   void charge_own_io(Chunk& chunk, IoBytes total);
   void arm_sampling();
 

@@ -85,6 +85,11 @@ def run_config(bench, template, name, reference):
             res["trimd_events"] = trimd.parse_log(log_path)
             res["trimd_pass"] = trimd.pass_summary(res["trimd_events"], mnt)
             reported = trimd.reported_bytes(res["trimd_events"], mnt)
+            # Killed calls report nothing, but what they sent is in their record.
+            res["preemptions"] = trimd.preemptions(log_path)
+            redone = sum(p.get("discarded", 0) for p in res["preemptions"])
+            res["redone_bytes"] = redone
+            reported = None if reported is None else reported + redone
         elif name == "fstrim":
             with open(os.path.join(raw, "fstrim.log")) as f:
                 reported = disks.fstrim_bytes(f.read())
