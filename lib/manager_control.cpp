@@ -74,8 +74,10 @@ void Manager::pause(const std::vector<std::string>& ids, TimePoint now) {
   notify_manager();
 }
 
+// Resume of everything ends the global pause; Resume of named filesystems
+// un-pauses those only: filesystems mounted later still start paused.
 void Manager::resume(const std::vector<std::string>& ids, TimePoint now) {
-  paused_all_ = false;  // not everything is paused any more
+  if (ids.empty()) paused_all_ = false;
   for (Tracked* fs : select(ids)) {
     if (fs->paused) spdlog::info("{}: resumed", fs->fs.mount.mount_point);
     fs->paused = false;
@@ -179,22 +181,26 @@ std::optional<FsStatus> Manager::status(const std::string& id, TimePoint now) co
   return make_status(*it->second, now);
 }
 
-// "paused" only while every trimmable filesystem is paused (and there is
-// one); a single Resume ends it.
+// "trimming" while a chunk is in flight or an unpaused pass can go on;
+// otherwise "paused" when every trimmable filesystem is paused and something
+// is (a paused filesystem, or the global pause that holds filesystems
+// mounted later); otherwise "idle". A per-filesystem Resume or TrimNow
+// after a global Pause therefore ends "paused" as soon as that filesystem
+// can trim.
 std::string Manager::state() const {
-  bool any = false;
+  bool trimming = false;
   bool all_paused = true;
-  bool some_paused = false;
+  bool some_paused = paused_all_;
   for (const auto& [id, fs] : filesystems_) {
-    if (fs->in_flight || (fs->pass && !fs->paused)) any = true;
+    if (fs->in_flight || (fs->pass && !fs->paused)) trimming = true;
     if (!fs->trimmable()) continue;
     if (fs->paused)
       some_paused = true;
     else
       all_paused = false;
   }
-  if (some_paused && all_paused && !any) return "paused";
-  return any ? "trimming" : "idle";
+  if (trimming) return "trimming";
+  return some_paused && all_paused ? "paused" : "idle";
 }
 
 void Manager::notify(Tracked& fs, TimePoint now) {
