@@ -42,7 +42,10 @@ struct ChunkRunner::Chunk {
 ChunkRunner::ChunkRunner(EventLoop& loop, Sampler sample, Duration preempt_interval,
                          OnDone on_done)
     : loop_(loop), sample_(std::move(sample)), interval_(preempt_interval),
-      on_done_(std::move(on_done)), timer_(loop, [this] { check_preemption(); }) {}
+      on_done_(std::move(on_done)), timer_(loop, [this] {
+        check_time_limits();
+        check_preemption();
+      }) {}
 
 ChunkRunner::~ChunkRunner() {
   for (auto& [serial, chunk] : chunks_) loop_.remove(chunk->process->pidfd());
@@ -81,6 +84,19 @@ std::map<std::string, IoBytes> ChunkRunner::take_own_io() {
   for (auto& [serial, chunk] : chunks_)
     if (auto io = chunk->process->io()) charge_own_io(*chunk, *io);
   return std::exchange(own_io_, {});
+}
+
+// The bound on how long trimd holds a filesystem: a chunk still in the
+// kernel past its time limit is killed, whether preemptible or not.
+void ChunkRunner::check_time_limits() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& [serial, chunk] : chunks_) {
+    const Duration limit = chunk->job.time_limit;
+    if (chunk->killed || limit.count() <= 0 || now - chunk->started < limit) continue;
+    chunk->process->kill();
+    chunk->killed = ChunkEnd::TimedOut;
+    chunk->killed_at_usec = wall_usec();
+  }
 }
 
 void ChunkRunner::check_preemption() {

@@ -23,6 +23,7 @@ enum class ChunkEnd {
   Finished,   // FITRIM returned: `result` says how
   Preempted,  // killed for foreground I/O
   Stopped,    // killed on request (shutdown, pause, cancel)
+  TimedOut,   // killed for running past the job's time_limit
   Died,       // killed by someone else, or crashed: retried like a preemption
 };
 
@@ -58,6 +59,7 @@ class ChunkRunner {
  private:
   struct Chunk;
   void check_preemption();
+  void check_time_limits();
   void on_exit(std::uint64_t serial);
   void log_preemption(const Chunk& chunk, const ChunkReport& report, std::int64_t exited_at);
   void charge_own_io(Chunk& chunk, IoBytes total);

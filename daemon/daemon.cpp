@@ -111,6 +111,9 @@ void Daemon::chunk_ended(const ChunkReport& report) {
     case ChunkEnd::Stopped:
       manager_->chunk_interrupted(report.job, now(), mono());
       break;
+    case ChunkEnd::TimedOut:
+      manager_->chunk_timed_out(report.job, now(), mono());
+      break;
   }
   pump();
 }

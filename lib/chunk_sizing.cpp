@@ -34,6 +34,11 @@ std::uint64_t shrunk_after_preemption(std::uint64_t preempted_len) {
 }
 
 // Exponentially weighted: quick to follow a device that slows down.
+Duration chunk_time_limit(const TrimPolicy& policy) {
+  if (policy.chunk_time.count() <= 0) return kFixedChunkTimeLimit;
+  return std::max(2 * policy.chunk_time, Duration{kMinChunkTimeLimit});
+}
+
 double learn_rate(double previous, const TrimRange& range, Duration elapsed) {
   if (range.len >= kUnboundedRange || elapsed < std::chrono::milliseconds{1}) return previous;
   const double sample =

@@ -27,6 +27,14 @@ std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_b
 std::uint64_t shrunk_after_preemption(std::uint64_t preempted_len);
 constexpr std::uint64_t kMinShrunkChunkBytes = 16ull << 20;
 
+// How long one chunk may hold the filesystem (its mount point is open and
+// umount says "target is busy" meanwhile): twice chunk_time, at least
+// kMinChunkTimeLimit; kFixedChunkTimeLimit when chunks are not sized by time.
+// A chunk still in the kernel then is killed and retried smaller.
+Duration chunk_time_limit(const TrimPolicy& policy);
+constexpr Duration kMinChunkTimeLimit = std::chrono::seconds{1};
+constexpr Duration kFixedChunkTimeLimit = std::chrono::seconds{10};
+
 // The range-per-second estimate after a call over `range` that took
 // `elapsed` (exponentially weighted; 0 = nothing learned yet).
 double learn_rate(double previous, const TrimRange& range, Duration elapsed);

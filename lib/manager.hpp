@@ -86,6 +86,9 @@ struct ChunkJob {
   // Killed by the daemon when foreground I/O reaches its disks. Not when
   // trimming gently (overdue, disks never idle) or told to ignore idleness.
   bool preemptible = true;
+  // Killed when still in the kernel after this long (chunk_time_limit): the
+  // bound on how long trimd keeps the filesystem busy.
+  Duration time_limit{0};
 };
 
 struct ChunkResult {
@@ -142,6 +145,10 @@ class Manager {
   // chunk's start, the filesystem waits for the next idle window, and a
   // chunk preempted again and again shrinks.
   void chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono);
+  // Killed for running past its time limit: the cursor stays, the
+  // filesystem rests a moment (a umount gets through), the chunk is retried
+  // at half the length; a pass whose chunks keep overrunning fails.
+  void chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mono);
   // Killed on request (pause, cancel, shutdown): the cursor stays too.
   void chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono);
   // Serials of jobs in flight that must be killed now (their filesystem was

@@ -2,6 +2,8 @@
 // on request), and how results and waits read as text at the edges.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "chunk_sizing.hpp"
 #include "manager.hpp"
 #include "manager_tracked.hpp"
@@ -12,6 +14,12 @@ namespace {
 
 constexpr std::string_view kFailedPrefix = "failed: ";
 constexpr std::string_view kInterruptedPrefix = "interrupted: ";
+// After a chunk killed for its time limit the filesystem is left alone this
+// long, so that a umount retried meanwhile finds it free.
+constexpr Duration kRestAfterTimeout = std::chrono::seconds{1};
+// Halving from the largest chunk reaches the smallest in fewer timeouts;
+// more in a row mean even the smallest chunk cannot finish in time.
+constexpr unsigned kMaxTimeoutsInARow = 10;
 
 }  // namespace
 
@@ -115,6 +123,27 @@ void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mo
   spdlog::debug("{}: chunk at offset {} preempted ({} in a row)", fs.fs.mount.mount_point,
                 job.range.start, pass.preempted_in_a_row);
   record_progress(fs);
+  after_chunk(fs, now);
+}
+
+void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
+  Tracked* found = chunk_returned(job);
+  if (!found) return;
+  Tracked& fs = *found;
+  Pass& pass = *fs.pass;
+  pass.shrink_cap = shrunk_after_preemption(job.range.len);
+  pass.not_before = mono + std::max(fs.policy.chunk_pause, kRestAfterTimeout);
+  pass.backoff = WaitReason::Pacing;
+  spdlog::warn("{}: a chunk of {} at offset {} ran past its time limit of {}; retrying it smaller",
+               fs.fs.mount.mount_point, format_size(job.range.len), job.range.start,
+               format_duration(job.time_limit));
+  if (++pass.timed_out_in_a_row >= kMaxTimeoutsInARow)
+    finish_pass(fs, PassOutcome{PassResult::Failed,
+                                "chunks keep running past the time limit of " +
+                                    format_duration(job.time_limit) + "; raise chunk_time"},
+                now);
+  else
+    record_progress(fs);
   after_chunk(fs, now);
 }
 

@@ -43,6 +43,7 @@ struct Pass {
   unsigned foreground_pauses = 0;  // times it stopped between chunks for foreground I/O
   unsigned preemptions = 0;        // chunks killed for foreground I/O
   unsigned preempted_in_a_row = 0;
+  unsigned timed_out_in_a_row = 0;  // chunks killed for their time limit
   std::uint64_t shrink_cap = 0;      // after repeated preemptions: chunk length cap (0 = none)
   std::uint64_t last_chunk_len = 0;  // 0 before the first chunk
   bool forced = false;               // asked for (TrimNow, --once), not just due
