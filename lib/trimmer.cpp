@@ -1,5 +1,7 @@
 // FITRIM, one chunk per call. The mount point is opened for this call only,
-// so trimd never pins a filesystem (umount would fail with EBUSY otherwise).
+// so trimd pins a filesystem (umount fails with EBUSY) only while a chunk is
+// in the kernel, and the daemon kills a chunk past its time limit
+// (chunk_time_limit in chunk_sizing.hpp): that is the bound.
 #include "trimmer.hpp"
 
 #include <fcntl.h>
