@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <ctime>
 #include <limits>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include <toml++/toml.h>
 
 #include "regular_file.hpp"
+#include "utf8.hpp"
 
 #if !TOML_EXCEPTIONS
 #error "trimd reads toml++ parse errors as exceptions"
@@ -61,6 +63,39 @@ toml::table record_to_table(const FsRecord& record) {
   return table;
 }
 
+// toml++ drops every byte that is not UTF-8 when it writes a string, and an
+// id holds the mount point when there is no UUID: such an id is written as
+// "bytes:" and the hex of all its bytes instead (an id never starts so).
+constexpr std::string_view kBytesPrefix = "bytes:";
+
+std::string id_to_key(const std::string& id) {
+  if (is_valid_utf8(id)) return id;
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string key(kBytesPrefix);
+  for (const char ch : id) {
+    const auto c = static_cast<unsigned char>(ch);
+    key += kHex[c >> 4];
+    key += kHex[c & 0xf];
+  }
+  return key;
+}
+
+std::string key_to_id(std::string_view key) {
+  if (key.substr(0, kBytesPrefix.size()) != kBytesPrefix) return std::string(key);
+  const std::string_view hex = key.substr(kBytesPrefix.size());
+  std::string id;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    unsigned value = 0;
+    const auto [end, error] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
+    if (error != std::errc{} || end != hex.data() + i + 2)
+      throw std::runtime_error(fmt::format("\"{}\": not a hex string of bytes", key));
+    id += static_cast<char>(value);
+  }
+  if (hex.size() % 2 != 0)
+    throw std::runtime_error(fmt::format("\"{}\": not a hex string of bytes", key));
+  return id;
+}
+
 // toml++ 3.3 leaves keys with quotes, tabs or line breaks bare in table
 // headers, so the header is written as a quoted string value instead.
 std::string table_header(const std::string& id) {
@@ -74,7 +109,7 @@ std::string format_state(const StateMap& state) {
   out << "# trimd's memory of past and unfinished trim passes, one table per filesystem.\n"
          "# Times are microseconds since the epoch. Written by trimd: edit only while it is stopped.\n";
   for (const auto& [id, record] : state)
-    out << '\n' << table_header(id) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
+    out << '\n' << table_header(id_to_key(id)) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
   return out.str();
 }
 
@@ -233,7 +268,7 @@ StateMap parse_state(std::string_view text, const std::filesystem::path& file) {
   }
   StateMap state;
   for (auto&& [key, value] : document) {
-    const std::string id{key.str()};
+    const std::string id = key_to_id(key.str());
     const auto* table = value.as_table();
     if (!table) throw std::runtime_error(fmt::format("\"{}\": expected a table", id));
     state.emplace(id, table_to_record(id, *table));

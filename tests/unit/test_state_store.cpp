@@ -146,6 +146,23 @@ TEST_F(StateStoreTest, RoundTripsEveryFieldAndLeavesOptionalOnesAbsent) {
   EXPECT_TRUE(loaded.at("finished").last_end.has_value());
 }
 
+TEST_F(StateStoreTest, RoundTripsAMountPointThatIsNotUtf8) {
+  StateMap state;
+  state["dev-/dev/loop3-/srv/caf\xe9"].mount_point = "/srv/caf\xe9";
+  StateStore store{root_};
+  store.save(state);
+  const StateMap loaded = store.load();
+  ASSERT_EQ(loaded.count("dev-/dev/loop3-/srv/caf\xe9"), 1u) << read_text(store.path());
+  EXPECT_THAT(read_text(store.path()),
+              HasSubstr("[\"bytes:6465762d2f6465762f6c6f6f70332d2f7372762f636166e9\"]"));
+}
+
+TEST_F(StateStoreTest, ABytesKeyThatIsNotHexCountsAsCorrupt) {
+  expect_corrupt("[\"bytes:6g\"]\nlast_bytes = 1\n");
+  expect_corrupt("[\"bytes:646\"]\nlast_bytes = 1\n");
+  EXPECT_THAT(log_.str(), HasSubstr("not a hex string of bytes"));
+}
+
 TEST_F(StateStoreTest, QuotesIdsThatNeedIt) {
   StateMap state;
   for (const std::string id : {"/dev/sda1", "UUID=1234:/mnt/a b", "it's", "quote\"back\\slash", "tab\there",
