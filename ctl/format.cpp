@@ -149,13 +149,6 @@ bool local_time(uint64_t usec, std::tm& out) {
   return localtime_r(&seconds, &out) != nullptr;
 }
 
-std::size_t display_width(const std::string& text) {
-  // UTF-8 continuation bytes do not start a new code point.
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
-
 }  // namespace
 
 uint64_t realtime_now_usec() {
@@ -257,29 +250,6 @@ std::string progress_bar(double fraction, std::size_t width) {
   if (filled >= inner) return "[" + std::string(inner, '=') + "]";
   const std::string head = filled > 0 ? std::string(filled, '=') + ">" : "";
   return "[" + head + std::string(inner - head.size(), ' ') + "]";
-}
-
-std::string render_table(const std::vector<std::string>& header,
-                         const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(header.size(), 0);
-  auto measure = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
-      widths[i] = std::max(widths[i], display_width(row[i]));
-  };
-  measure(header);
-  for (const auto& row : rows) measure(row);
-
-  auto render_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - display_width(row[i]) + 2, ' ');
-    }
-    return line + "\n";
-  };
-  std::string out = render_row(header);
-  for (const auto& row : rows) out += render_row(row);
-  return out;
 }
 
 }  // namespace trimctl

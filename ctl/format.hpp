@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace trimctl {
 
@@ -43,10 +42,5 @@ std::string format_percent(double fraction);
 
 // "[=========>          ]" of exactly `width` characters (at least 3).
 std::string progress_bar(double fraction, std::size_t width);
-
-// Columns separated by two spaces, each as wide as its widest cell; the
-// last column is not padded. Widths count UTF-8 code points.
-std::string render_table(const std::vector<std::string>& header,
-                         const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace trimctl

@@ -27,6 +27,10 @@ std::string join(const std::vector<std::string>& words, const char* separator) {
 
 }  // namespace
 
+std::string json_for(const std::string& compact, JsonMode mode) {
+  return mode == JsonMode::Pretty ? json_pretty(compact) : compact;
+}
+
 std::string manager_json(const ManagerInfo& manager) {
   return JsonObject()
       .string("version", manager.version)

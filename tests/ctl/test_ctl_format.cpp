@@ -107,13 +107,6 @@ TEST(ProgressBar, FillsItsWidthInProportion) {
   EXPECT_EQ(progress_bar(0.5, 12).size(), 12u);
 }
 
-TEST(RenderTable, PadsEveryColumnButTheLastToItsWidestCell) {
-  EXPECT_EQ(render_table({"A", "BB"}, {{"long", "x"}, {"é", "y"}}),
-            "A     BB\n"
-            "long  x\n"
-            "é     y\n");
-}
-
 TEST(Json, QuotesAndEscapesStrings) {
   EXPECT_EQ(json_quote("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
 }
@@ -147,7 +140,7 @@ TEST(ParseOptions, AcceptsOptionsBeforeAndAfterTheCommand) {
   const Options options = parse_options(5, argv);
   EXPECT_EQ(options.command, "trim");
   EXPECT_EQ(options.arguments, std::vector<std::string>{"/mnt"});
-  EXPECT_TRUE(options.json);
+  EXPECT_EQ(options.json, JsonMode::Short);
   EXPECT_TRUE(options.wait);
   EXPECT_FALSE(options.ignore_idle);
 }

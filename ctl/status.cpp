@@ -1,0 +1,128 @@
+// trimctl status [MOUNT...]: a table of the tracked filesystems, fitted
+// to the terminal, or JSON.
+#include <algorithm>
+#include <cstdio>
+
+#include "commands.hpp"
+#include "format.hpp"
+#include "json.hpp"
+#include "report.hpp"
+#include "table.hpp"
+
+namespace trimctl {
+
+namespace {
+
+// The named filesystems in the order given, or all when none are named.
+std::vector<FilesystemInfo> select_filesystems(std::vector<FilesystemInfo> all,
+                                               const std::vector<std::string>& arguments) {
+  if (arguments.empty()) return all;
+  std::vector<FilesystemInfo> selected;
+  for (const auto& mount_point : absolute_mount_points(arguments)) {
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&](const auto& fs) { return fs.mount_point == mount_point; });
+    if (it == all.end())
+      throw Failure(mount_point + " is not a filesystem trimd tracks (see 'trimctl status')");
+    selected.push_back(*it);
+  }
+  return selected;
+}
+
+// Paths are shortened in the middle, prose at its end; the rest is short.
+const std::vector<Column>& status_columns() {
+  static const std::vector<Column> kColumns{
+      {"MOUNT", Ellipsize::Middle, 12}, {"TYPE"},   {"DEVICE", Ellipsize::Middle, 12},
+      {"STATE"},                        {"LAST TRIM"}, {"RESULT", Ellipsize::End, 7},
+      {"NEXT TRIM"},                    {"TRIMMED"}};
+  return kColumns;
+}
+
+Color state_color(const std::string& state) {
+  if (state == "trimming") return Color::Green;
+  if (state == "paused") return Color::Yellow;
+  return Color::None;
+}
+
+Color result_color(const std::string& result) {
+  if (result.empty()) return Color::None;
+  if (result == "success") return Color::Green;
+  return result.rfind("failed", 0) == 0 ? Color::Red : Color::Yellow;
+}
+
+// "Tue 2026-12-01 09:00 UTC; 2h left", compact "2h left".
+Cell time_cell(uint64_t usec, uint64_t now, const char* none) {
+  if (usec == 0) return {none};
+  return {format_timestamp_and_relative(usec, now, none), format_relative(usec, now)};
+}
+
+std::vector<Cell> status_row(const FilesystemInfo& fs, uint64_t now) {
+  const bool ever_trimmed = fs.last_trim_end != 0;
+  // A pass under way shows how far it got beside its state: "trimming 42%".
+  const std::string state =
+      pass_under_way(fs) ? fs.state + " " + format_percent(fs.progress) : fs.state;
+  return {{fs.mount_point},
+          {fs.fs_type},
+          {fs.device},
+          {state, "", state_color(fs.state)},
+          time_cell(fs.last_trim_end, now, "never"),
+          {fs.last_result.empty() ? "-" : fs.last_result, "", result_color(fs.last_result)},
+          time_cell(fs.next_trim, now, "-"),
+          {ever_trimmed ? format_bytes(fs.last_bytes_trimmed) : "-"}};
+}
+
+// What a person should know beyond the table: why a filesystem waits, and
+// mounts that pay for inline discard.
+std::string status_notes(const std::vector<FilesystemInfo>& filesystems, bool colors) {
+  std::string notes;
+  for (const auto& fs : filesystems)
+    if (!fs.state_reason.empty()) notes += fs.mount_point + ": " + fs.state + ": " + fs.state_reason + "\n";
+  for (const auto& fs : filesystems)
+    if (fs.inline_discard) notes += paint(inline_discard_warning(fs.mount_point), Color::Yellow, colors) + "\n";
+  return notes;
+}
+
+void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemInfo>& filesystems,
+                       const Options& options) {
+  const bool legend = options.legend;
+  if (legend)
+    std::printf("trimd %s: %s, %s trimmed since it started\n", manager.version.c_str(),
+                manager.state.c_str(), format_bytes(manager.bytes_trimmed_total).c_str());
+  if (filesystems.empty()) {
+    if (legend) std::printf("\nNo filesystems tracked.\n");
+    return;
+  }
+  const uint64_t now = realtime_now_usec();
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& fs : filesystems) rows.push_back(status_row(fs, now));
+  const TableStyle style{options.terminal.columns, options.full, legend, options.terminal.colors};
+  std::printf("%s%s", legend ? "\n" : "", render_table(status_columns(), rows, style).c_str());
+  // The notes are legend too: with --no-legend a script gets the rows only.
+  const std::string notes = legend ? status_notes(filesystems, options.terminal.colors) : "";
+  if (!notes.empty()) std::printf("\n%s", notes.c_str());
+}
+
+void print_status_json(const ManagerInfo& manager, const std::vector<FilesystemInfo>& filesystems,
+                       JsonMode mode) {
+  std::vector<std::string> objects;
+  for (const auto& fs : filesystems) objects.push_back(filesystem_json(fs));
+  const std::string document = JsonObject()
+                                   .raw("manager", manager_json(manager))
+                                   .raw("filesystems", json_array(objects))
+                                   .str();
+  std::printf("%s\n", json_for(document, mode).c_str());
+}
+
+}  // namespace
+
+int status_command(Client& client, const Options& options) {
+  const ManagerInfo manager = client.manager();
+  const auto filesystems = select_filesystems(client.filesystems(), options.arguments);
+  if (options.quiet) return kExitOk;
+  if (options.json_output())
+    print_status_json(manager, filesystems, options.json);
+  else
+    print_status_text(manager, filesystems, options);
+  return kExitOk;
+}
+
+}  // namespace trimctl
