@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -31,24 +32,51 @@ class SilentView final : public TrimView {
   void show(const std::vector<const TrimTarget*>&, const TrimTarget&) override {}
 };
 
-// One line per change, for logs and pipes.
+// For logs and pipes: a line when a pass changes state (starts, waits,
+// pauses, ends), and while it trims every tenth of the way or, when it
+// moves slowly, every ten seconds: not a line per percent.
 class LinesView final : public TrimView {
  public:
+  LinesView(LinePrinter print, SteadyNow now) : print_(std::move(print)), now_(std::move(now)) {}
+
   void begin(const std::vector<const TrimTarget*>& targets) override {
     // What was true before the request is no news: print changes only.
-    for (const auto* target : targets) last_[target] = line(*target);
+    for (const auto* target : targets) last_[target] = {phase(*target), line(*target), now_(), -1};
   }
 
   void show(const std::vector<const TrimTarget*>&, const TrimTarget& changed) override {
-    std::string text = line(changed);
+    Printed next{phase(changed), line(changed), now_(), tenth(changed)};
     auto& last = last_[&changed];
-    if (text == last) return;
-    last = std::move(text);
-    std::printf("%s\n", last.c_str());
-    std::fflush(stdout);
+    if (next.text == last.text || !worth_a_line(last, next)) return;
+    last = next;
+    print_(last.text);
   }
 
  private:
+  struct Printed {
+    std::string phase;  // "trimming", "waiting", "paused", "finished"...
+    std::string text;
+    std::chrono::steady_clock::time_point at;
+    int tenth = -1;  // of the progress, while trimming
+  };
+
+  static bool worth_a_line(const Printed& last, const Printed& next) {
+    if (next.phase != last.phase) return true;
+    if (next.tenth > last.tenth) return true;
+    return next.at - last.at >= kQuietPeriod;
+  }
+
+  static std::string phase(const TrimTarget& target) {
+    if (target.finished) return "finished";
+    const auto held = held_because(target);
+    return held ? target.filesystem.state : "trimming";
+  }
+
+  static int tenth(const TrimTarget& target) {
+    if (target.finished || held_because(target)) return -1;
+    return static_cast<int>(std::clamp(target.filesystem.progress, 0.0, 1.0) * 10.0 + 1e-9);
+  }
+
   static std::string line(const TrimTarget& target) {
     if (target.finished) return result_line(target);
     const auto held = held_because(target);
@@ -56,7 +84,10 @@ class LinesView final : public TrimView {
            (held ? *held : format_percent(target.filesystem.progress));
   }
 
-  std::map<const TrimTarget*, std::string> last_;
+  static constexpr auto kQuietPeriod = std::chrono::seconds(10);
+  LinePrinter print_;
+  SteadyNow now_;
+  std::map<const TrimTarget*, Printed> last_;
 };
 
 std::size_t terminal_columns() {
@@ -112,11 +143,21 @@ class TerminalView final : public TrimView {
 
 std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind) {
   switch (kind) {
-    case TrimViewKind::Lines: return std::make_unique<LinesView>();
+    case TrimViewKind::Lines:
+      return make_lines_view(
+          [](const std::string& line) {
+            std::printf("%s\n", line.c_str());
+            std::fflush(stdout);  // a log reader wants each line as it happens
+          },
+          [] { return std::chrono::steady_clock::now(); });
     case TrimViewKind::Terminal: return std::make_unique<TerminalView>();
     case TrimViewKind::Silent: break;
   }
   return std::make_unique<SilentView>();
+}
+
+std::unique_ptr<TrimView> make_lines_view(LinePrinter print, SteadyNow now) {
+  return std::make_unique<LinesView>(std::move(print), std::move(now));
 }
 
 std::string result_line(const TrimTarget& target) {

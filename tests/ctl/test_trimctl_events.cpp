@@ -44,6 +44,17 @@ TEST_F(TrimctlTrimWait, PrintsProgressLinesThenTheResultEvenWhenThePassIsOverBef
                                       "/mnt/fast: success, 1.2 GiB trimmed in 12.3s"}));
 }
 
+TEST_F(TrimctlTrimWait, PrintsALineEveryTenthOfThePassNotEveryPercentInAPipe) {
+  start_fake(Pacing::Percent);
+  const auto result = trimctl({"trim", "--wait", "/mnt/fast"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::vector<std::string> expected;
+  for (int percent = 0; percent <= 100; percent += 10)
+    expected.push_back("/mnt/fast: " + std::to_string(percent) + "%");
+  expected.push_back("/mnt/fast: success, 1.2 GiB trimmed in 12.3s");
+  EXPECT_EQ(lines_of(result.out), expected);
+}
+
 TEST_F(TrimctlTrimWait, ExitsOneWhenAPassFails) {
   const auto result = trimctl({"trim", "--wait", "/data"});
   EXPECT_EQ(result.exit_code, 1);
