@@ -1,7 +1,9 @@
 // The commands that are one method call each.
 #include "commands.hpp"
 
-#include "format.hpp"
+#include <stdexcept>
+
+#include "config.hpp"
 
 namespace trimctl {
 
@@ -26,13 +28,16 @@ int reload_command(Client& client, const Options& /*options*/) {
 }
 
 void validate_notify_freed(const Options& options) {
-  if (!parse_bytes(options.arguments.at(1)))
-    throw UsageError("'" + options.arguments[1] + "' is not a size (say e.g. 50GiB, 1.5T or 4096)");
+  try {
+    trimd::parse_size(options.arguments.at(1));
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
 }
 
 int notify_freed_command(Client& client, const Options& options) {
   client.notify_freed(absolute_mount_point(options.arguments.at(0)),
-                      *parse_bytes(options.arguments.at(1)));
+                      trimd::parse_size(options.arguments.at(1)));
   return kExitOk;
 }
 

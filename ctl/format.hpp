@@ -1,10 +1,10 @@
-// How trimctl writes numbers, times and tables for people: sizes in IEC
-// units ("1.5 GiB"), timestamps as systemctl shows them ("Tue 2026-12-01
-// 09:00 UTC; 2h left"), durations, percentages and progress bars.
+// How trimctl writes times and progress for people: timestamps as
+// systemctl shows them ("Tue 2026-12-01 09:00 UTC; 2h left"), durations,
+// percentages and progress bars. Sizes are trimd's own units, read and
+// written as trimd.toml has them (trimd::parse_size, trimd::format_size).
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,14 +12,6 @@ namespace trimctl {
 
 // Microseconds since the Unix epoch (CLOCK_REALTIME), as on the bus.
 uint64_t realtime_now_usec();
-
-// "512 B", "1.5 GiB": one decimal, dropped when it is zero ("2 GiB").
-std::string format_bytes(uint64_t bytes);
-
-// "50GiB", "50 G", "1.5T", "10MB" (decimal), "4096" (bytes). Binary
-// prefixes whether written K or KiB, as util-linux reads them; KB, MB...
-// are powers of 1000. Nothing when the text is no size or overflows.
-std::optional<uint64_t> parse_bytes(std::string_view text);
 
 // "Tue 2026-12-01 09:00 UTC" in the local time zone.
 std::string format_timestamp(uint64_t usec);

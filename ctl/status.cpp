@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "config.hpp"
 #include "format.hpp"
 #include "json.hpp"
 #include "report.hpp"
@@ -67,7 +68,7 @@ std::vector<Cell> status_row(const FilesystemInfo& fs, uint64_t now) {
           time_cell(fs.last_trim_end, now, "never"),
           {fs.last_result.empty() ? "-" : fs.last_result, "", result_color(fs.last_result)},
           time_cell(fs.next_trim, now, "-"),
-          {ever_trimmed ? format_bytes(fs.last_bytes_trimmed) : "-"}};
+          {ever_trimmed ? trimd::format_size(fs.last_bytes_trimmed) : "-"}};
 }
 
 // What a person should know beyond the table: why a filesystem waits, and
@@ -86,7 +87,7 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
   const bool legend = options.legend;
   if (legend)
     std::printf("trimd %s: %s, %s trimmed since it started\n", manager.version.c_str(),
-                manager.state.c_str(), format_bytes(manager.bytes_trimmed_total).c_str());
+                manager.state.c_str(), trimd::format_size(manager.bytes_trimmed_total).c_str());
   if (filesystems.empty()) {
     if (legend) std::printf("\nNo filesystems tracked.\n");
     return;

@@ -1,4 +1,4 @@
-// trimctl's bus-free parts: sizes, times, bars, tables, JSON, arguments.
+// trimctl's bus-free parts: times, bars, JSON, arguments.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -26,42 +26,6 @@ class InUtc : public ::testing::Test {
     tzset();
   }
 };
-
-TEST(FormatBytes, UsesIecUnitsWithOneDecimalDroppedWhenZero) {
-  EXPECT_EQ(format_bytes(0), "0 B");
-  EXPECT_EQ(format_bytes(1023), "1023 B");
-  EXPECT_EQ(format_bytes(1024), "1 KiB");
-  EXPECT_EQ(format_bytes(1536ull << 20), "1.5 GiB");
-  EXPECT_EQ(format_bytes(2ull << 40), "2 TiB");
-}
-
-TEST(FormatBytes, RoundsUpIntoTheNextUnitRatherThanShowing1024) {
-  EXPECT_EQ(format_bytes((1ull << 20) - 1), "1 MiB");
-}
-
-TEST(ParseBytes, ReadsBinaryPrefixesWithOrWithoutIB) {
-  EXPECT_EQ(parse_bytes("50GiB"), 50ull << 30);
-  EXPECT_EQ(parse_bytes("50G"), 50ull << 30);
-  EXPECT_EQ(parse_bytes("50 gib"), 50ull << 30);
-  EXPECT_EQ(parse_bytes("1.5T"), 3ull << 39);
-  EXPECT_EQ(parse_bytes("4096"), 4096u);
-  EXPECT_EQ(parse_bytes("7B"), 7u);
-}
-
-TEST(ParseBytes, ReadsKbMbGbAsPowersOfATousand) {
-  EXPECT_EQ(parse_bytes("10MB"), 10000000u);
-  EXPECT_EQ(parse_bytes("2kB"), 2000u);
-}
-
-TEST(ParseBytes, RejectsNonsenseFractionsOfBytesAndOverflow) {
-  EXPECT_FALSE(parse_bytes(""));
-  EXPECT_FALSE(parse_bytes("GiB"));
-  EXPECT_FALSE(parse_bytes("12XB"));
-  EXPECT_FALSE(parse_bytes("-5G"));
-  EXPECT_FALSE(parse_bytes("1.5"));
-  EXPECT_FALSE(parse_bytes("20EiB"));
-  EXPECT_FALSE(parse_bytes("99999999999999999999"));
-}
 
 TEST(FormatRelative, SaysLeftForTheFutureAndAgoForThePast) {
   EXPECT_EQ(format_relative(kNow + 2 * kHour + 30 * kSecond, kNow), "2h left");
