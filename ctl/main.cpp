@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "polkit_agent.hpp"
+#include "trimctl_paths.hpp"
 
 using namespace trimctl;
 
@@ -49,7 +50,8 @@ void print_help() {
       "  pause [MOUNT...]             Hold trimming (everything without MOUNT)\n"
       "  resume [MOUNT...]            Undo pause\n"
       "  cancel [MOUNT...]            End the current passes\n"
-      "  reload                       Re-read /etc/trimd/trimd.toml\n"
+      "  reload                       Make trimd re-read its policy\n"
+      "                               (" TRIMCTL_TRIMD_CONFIG ")\n"
       "  notify-freed MOUNT BYTES     Say BYTES (e.g. 50GiB) were freed, so MOUNT is trimmed soon\n"
       "  monitor                      Print trimd's events as they happen, until interrupted\n"
       "\n"
