@@ -65,7 +65,7 @@ void print_help() {
       "  -l, --full                   Do not shorten cells to fit the terminal\n"
       "  -q, --quiet                  Print nothing; the exit status tells\n"
       "      --no-ask-password        Do not start a polkit agent to ask for a password\n"
-      "      --no-pager               Accepted for systemctl habits; trimctl never pages\n"
+      "      --no-pager               Do not pipe status through $SYSTEMD_PAGER, $PAGER or less\n"
       "  -h, --help                   Show this help\n"
       "      --version                Show the version\n"
       "\n"

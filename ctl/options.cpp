@@ -81,7 +81,7 @@ Options parse_options(int argc, char** argv) {
         address_given = true;
         break;
       case kJson: options.json = parse_json_mode(optarg); break;
-      case kNoPager: break;  // trimctl never pages; accepted as systemctl users type it
+      case kNoPager: options.pager = false; break;
       case kNoLegend: options.legend = false; break;
       case kNoAskPassword: options.ask_password = false; break;
       case kQuiet: options.quiet = true; break;

@@ -27,6 +27,7 @@ struct Options {
   bool legend = true;        // --no-legend: rows only, for scripts
   bool quiet = false;        // -q: say nothing; the exit status tells
   bool full = false;         // -l: never shorten a cell to fit the terminal
+  bool pager = true;         // --no-pager: status never pages
   bool ask_password = true;  // --no-ask-password: no polkit agent
   bool wait = false;
   bool ignore_idle = false;

@@ -7,6 +7,7 @@
 #include "config.hpp"
 #include "format.hpp"
 #include "json.hpp"
+#include "pager.hpp"
 #include "report.hpp"
 #include "table.hpp"
 
@@ -71,15 +72,35 @@ std::vector<Cell> status_row(const FilesystemInfo& fs, uint64_t now) {
           {ever_trimmed ? trimd::format_size(fs.last_bytes_trimmed) : "-"}};
 }
 
+struct Note {
+  std::string text;
+  Color color = Color::None;
+};
+
 // What a person should know beyond the table: why a filesystem waits, and
 // mounts that pay for inline discard.
-std::string status_notes(const std::vector<FilesystemInfo>& filesystems, bool colors) {
-  std::string notes;
+std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems) {
+  std::vector<Note> notes;
   for (const auto& fs : filesystems)
-    if (!fs.state_reason.empty()) notes += fs.mount_point + ": " + fs.state + ": " + fs.state_reason + "\n";
+    if (!fs.state_reason.empty()) notes.push_back({fs.mount_point + ": " + fs.state + ": " + fs.state_reason});
   for (const auto& fs : filesystems)
-    if (fs.inline_discard) notes += paint(inline_discard_warning(fs.mount_point), Color::Yellow, colors) + "\n";
+    if (fs.inline_discard) notes.push_back({inline_discard_warning(fs.mount_point), Color::Yellow});
   return notes;
+}
+
+// Each note wrapped to the table's width, its lines coloured one by one
+// (a pager that chops lines keeps no colour open).
+std::string render_notes(const std::vector<Note>& notes, const TableStyle& style) {
+  std::string out;
+  for (const auto& note : notes) {
+    const std::string wrapped = wrap_words(note.text, style.full ? 0 : style.width, 2);
+    for (std::size_t start = 0; start < wrapped.size();) {
+      const auto end = wrapped.find('\n', start);
+      out += paint(wrapped.substr(start, end - start), note.color, style.colors) + "\n";
+      start = end + 1;
+    }
+  }
+  return out;
 }
 
 void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemInfo>& filesystems,
@@ -98,7 +119,7 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
   const TableStyle style{options.terminal.columns, options.full, legend, options.terminal.colors};
   std::printf("%s%s", legend ? "\n" : "", render_table(status_columns(), rows, style).c_str());
   // The notes are legend too: with --no-legend a script gets the rows only.
-  const std::string notes = legend ? status_notes(filesystems, options.terminal.colors) : "";
+  const std::string notes = legend ? render_notes(status_notes(filesystems), style) : "";
   if (!notes.empty()) std::printf("\n%s", notes.c_str());
 }
 
@@ -119,6 +140,7 @@ int status_command(Client& client, const Options& options) {
   const ManagerInfo manager = client.manager();
   const auto filesystems = select_filesystems(client.filesystems(), options.arguments);
   if (options.quiet) return kExitOk;
+  const auto pager = start_pager(options.terminal.tty, options.pager);
   if (options.json_output())
     print_status_json(manager, filesystems, options.json);
   else

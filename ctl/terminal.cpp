@@ -124,6 +124,28 @@ std::string ellipsize_end(std::string_view text, std::size_t width) {
   return kept + std::string(kEllipsis);
 }
 
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent) {
+  if (width == 0 || display_width(text) <= width) return std::string(text) + "\n";
+  std::string out;
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    const std::size_t indent_now = out.empty() ? 0 : indent;
+    if (!line.empty() && indent_now + display_width(line) + 1 + display_width(word) > width) {
+      out += std::string(indent_now, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+  }
+  if (!line.empty()) out += std::string(out.empty() ? 0 : indent, ' ') + line + "\n";
+  return out;
+}
+
 std::string paint(std::string_view text, Color color, bool enabled) {
   if (!enabled || color == Color::None || text.empty()) return std::string(text);
   const char* start = "";

@@ -44,6 +44,11 @@ std::size_t display_width(std::string_view text);
 std::string ellipsize_middle(std::string_view text, std::size_t width);
 std::string ellipsize_end(std::string_view text, std::size_t width);
 
+// Prose broken at spaces into lines of at most `width` cells (a longer
+// word stands alone), continuation lines indented by `indent`; each line
+// ends in '\n'. Width 0: one line.
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent);
+
 enum class Color { None, Green, Yellow, Red, Underline };
 
 // `text` wrapped in the colour's escape sequence when `enabled`.

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "json.hpp"
+#include "pager.hpp"
 #include "polkit_agent.hpp"
 #include "table.hpp"
 #include "terminal.hpp"
@@ -58,6 +59,14 @@ TEST(Ellipsize, ShortensPathsInTheMiddleAndProseAtTheEnd) {
   EXPECT_EQ(ellipsize_middle("/mnt/données/été", 8), "/mn…/été");
 }
 
+TEST(WrapWords, BreaksProseAtSpacesAndIndentsWhatFollows) {
+  EXPECT_EQ(wrap_words("warning: /data is mounted with discard", 16, 2),
+            "warning: /data\n  is mounted\n  with discard\n");
+  EXPECT_EQ(wrap_words("short", 16, 2), "short\n");
+  EXPECT_EQ(wrap_words("a /very/long/path/name b", 8, 2), "a\n  /very/long/path/name\n  b\n");
+  EXPECT_EQ(wrap_words("no limit at all", 0, 2), "no limit at all\n");
+}
+
 const std::vector<Column> kColumns{{"NAME", Ellipsize::Middle, 6}, {"WHEN"}, {"NOTE", Ellipsize::End, 4}};
 
 TEST(RenderTable, PadsEveryColumnButTheLastToItsWidestCellOneSpaceApart) {
@@ -105,6 +114,17 @@ TEST(JsonPretty, IndentsMembersAndKeepsStringsAndEmptyContainersIntact) {
             "  \"b\": {},\n"
             "  \"c\": \"x,{y}:\\\"z\\\"\"\n"
             "}");
+}
+
+TEST(PagerCommand, SystemdPagerThenPagerThenLessOnlyOnATerminal) {
+  const auto env = [](std::map<std::string, std::string> values) { return facts(std::move(values), true).getenv; };
+  EXPECT_EQ(pager_command(env({{"SYSTEMD_PAGER", "most"}, {"PAGER", "more"}}), true, true), "most");
+  EXPECT_EQ(pager_command(env({{"PAGER", "more"}}), true, true), "more");
+  EXPECT_EQ(pager_command(env({}), true, true), "");  // the default: less
+  EXPECT_EQ(pager_command(env({{"SYSTEMD_PAGER", "cat"}, {"PAGER", "more"}}), true, true), std::nullopt);
+  EXPECT_EQ(pager_command(env({{"PAGER", ""}}), true, true), std::nullopt);
+  EXPECT_EQ(pager_command(env({}), false, true), std::nullopt);
+  EXPECT_EQ(pager_command(env({}), true, false), std::nullopt);
 }
 
 TEST(PolkitAgentWanted, OnlyForANonRootCallerAtATerminalWithAnAgentInstalled) {

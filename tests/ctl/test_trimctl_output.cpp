@@ -35,7 +35,9 @@ class TrimctlOutput : public TrimctlTest {
   ChildResult status_with(const std::map<std::string, std::string>& environment,
                           const std::vector<std::string>& extra = {}, bool terminal = false) {
     ChildOptions options;
-    options.environment = environment;
+    // "cat" is no pager: the table itself reaches the test's terminal.
+    options.environment["SYSTEMD_PAGER"] = "cat";
+    for (const auto& [name, value] : environment) options.environment[name] = value;
     options.terminal = terminal;
     std::vector<std::string> arguments{"status"};
     arguments.insert(arguments.end(), extra.begin(), extra.end());
@@ -178,6 +180,36 @@ TEST_F(TrimctlOutput, QuietPrintsNothingAndTheExitStatusTells) {
   const auto unreachable = trimctl({"-q", "status"});
   EXPECT_EQ(unreachable.exit_code, 3);
   EXPECT_NE(unreachable.err.find("cannot reach trimd"), std::string::npos);  // errors still say why
+}
+
+TEST_F(TrimctlOutput, PagesStatusOnATerminalThroughSystemdPagerWithLessOptions) {
+  const auto result = status_with({{"SYSTEMD_PAGER", "echo LESS=$LESS; sed 's/^/paged: /'"}}, {}, true);
+  ASSERT_EQ(result.exit_code, 0) << result.out;
+  const auto lines = lines_of(result.out);
+  ASSERT_GE(lines.size(), 6u) << result.out;
+  EXPECT_EQ(lines[0], "LESS=FRSXMK");
+  for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(lines[i].rfind("paged: ", 0), 0u) << lines[i];
+  EXPECT_NE(line_with(result.out, "paged: /mnt/fast "), "");  // all of it, before trimctl exits
+}
+
+TEST_F(TrimctlOutput, PagesThroughPagerWhenSystemdPagerIsUnset) {
+  ChildOptions options;
+  options.terminal = true;
+  options.environment["PAGER"] = "sed 's/^/paged: /'";
+  options.environment["NO_COLOR"] = "1";
+  const auto result = trimctl({"status"}, options);
+  EXPECT_NE(result.out.find("paged: MOUNT"), std::string::npos) << result.out;
+}
+
+TEST_F(TrimctlOutput, DoesNotPageWithNoPagerOrInAPipe) {
+  const std::map<std::string, std::string> pager{{"SYSTEMD_PAGER", "sed 's/^/paged: /'"}};
+  const auto no_pager = status_with(pager, {"--no-pager"}, true);
+  const auto pipe = status_with(pager);
+  for (const auto* result : {&no_pager, &pipe}) {
+    EXPECT_EQ(result->exit_code, 0);
+    EXPECT_EQ(result->out.find("paged:"), std::string::npos) << result->out;
+    EXPECT_NE(line_with(result->out, "/mnt/fast "), "");
+  }
 }
 
 // A pkttyagent stand-in: logs its arguments, takes a while to "register",
