@@ -150,7 +150,7 @@ bool all_succeeded(const std::vector<const TrimTarget*>& targets) {
 // Requests the passes and follows them to their end.
 int trim_and_wait(Client& client, const Options& options,
                   const std::vector<std::string>& mount_points) {
-  auto view = make_trim_view(view_kind(options));
+  auto view = make_trim_view(view_kind(options), options.terminal);
   TrimWatcher watcher(*view);
   // Listen first: a pass that ends right away must not end unseen.
   client.subscribe(watcher);

@@ -1,8 +1,5 @@
 #include "trim_view.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -90,15 +87,11 @@ class LinesView final : public TrimView {
   std::map<const TrimTarget*, Printed> last_;
 };
 
-std::size_t terminal_columns() {
-  winsize size{};
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
-  return 80;
-}
-
 // The block of lines is redrawn in place on every change.
 class TerminalView final : public TrimView {
  public:
+  explicit TerminalView(const Terminal& terminal) : terminal_(terminal) {}
+
   void begin(const std::vector<const TrimTarget*>& targets) override { draw(targets); }
   void show(const std::vector<const TrimTarget*>& targets, const TrimTarget&) override {
     draw(targets);
@@ -109,12 +102,13 @@ class TerminalView final : public TrimView {
     std::size_t mount_width = 0;
     for (const auto* target : targets)
       mount_width = std::max(mount_width, target->filesystem.mount_point.size());
-    const std::size_t columns = terminal_columns();
+    const std::size_t columns = terminal_.columns > 0 ? terminal_.columns : 80;
     const std::size_t bar_width =
         std::clamp<std::size_t>(columns > mount_width + 30 ? columns - mount_width - 30 : 0, 10, 50);
 
     std::string block;
-    for (const auto* target : targets) block += "\r\x1b[K" + line(*target, mount_width, bar_width) + "\n";
+    for (const auto* target : targets)
+      block += "\r\x1b[K" + line(*target, mount_width, bar_width, terminal_.colors) + "\n";
     if (block == last_block_) return;  // e.g. a property the lines do not show
     std::string out;
     if (drawn_ > 0) out += "\x1b[" + std::to_string(drawn_) + "A";  // back to the first line
@@ -124,8 +118,10 @@ class TerminalView final : public TrimView {
     last_block_ = std::move(block);
   }
 
-  static std::string line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width) {
-    if (target.finished) return result_line(target);
+  static std::string line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width,
+                          bool colors) {
+    if (target.finished)
+      return paint(result_line(target), target.result == "success" ? Color::Green : Color::Red, colors);
     const auto& fs = target.filesystem;
     std::string text = fs.mount_point + std::string(mount_width - fs.mount_point.size(), ' ') +
                        "  " + progress_bar(fs.progress, bar_width) + " ";
@@ -135,13 +131,14 @@ class TerminalView final : public TrimView {
     return text;
   }
 
+  Terminal terminal_;
   std::size_t drawn_ = 0;
   std::string last_block_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind) {
+std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind, const Terminal& terminal) {
   switch (kind) {
     case TrimViewKind::Lines:
       return make_lines_view(
@@ -150,7 +147,7 @@ std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind) {
             std::fflush(stdout);  // a log reader wants each line as it happens
           },
           [] { return std::chrono::steady_clock::now(); });
-    case TrimViewKind::Terminal: return std::make_unique<TerminalView>();
+    case TrimViewKind::Terminal: return std::make_unique<TerminalView>(terminal);
     case TrimViewKind::Silent: break;
   }
   return std::make_unique<SilentView>();

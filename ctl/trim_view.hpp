@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "client.hpp"
+#include "terminal.hpp"
 
 namespace trimctl {
 
@@ -34,7 +35,8 @@ class TrimView {
 };
 
 enum class TrimViewKind { Silent, Lines, Terminal };
-std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind);
+// The terminal view fits the bar to terminal.columns and colours results.
+std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind, const Terminal& terminal);
 
 // The plain-lines view with its output and clock handed in (for tests).
 using LinePrinter = std::function<void(const std::string&)>;
