@@ -40,8 +40,9 @@ std::string amount(uint64_t n, const SpanUnit& unit) {
 }
 
 // The span rounded to what a person needs: two units at most, the second
-// only where it still matters (the choice systemctl makes).
-std::string coarse_span(uint64_t d) {
+// only where it still matters (the choice systemctl makes); `one_unit`:
+// the first alone, rounded to the nearest.
+std::string coarse_span(uint64_t d, bool one_unit) {
   struct Rule {
     uint64_t at_least;
     const SpanUnit* major;
@@ -60,6 +61,7 @@ std::string coarse_span(uint64_t d) {
   }};
   for (const auto& rule : kRules) {
     if (d < rule.at_least) continue;
+    if (one_unit) return amount((d + rule.major->usec / 2) / rule.major->usec, *rule.major);
     std::string text = amount(d / rule.major->usec, *rule.major);
     if (rule.minor) {
       const uint64_t rest = (d % rule.major->usec) / rule.minor->usec;
@@ -91,11 +93,11 @@ std::string format_timestamp(uint64_t usec) {
   return std::string(buffer, n);
 }
 
-std::string format_relative(uint64_t usec, uint64_t now_usec) {
+std::string format_relative(uint64_t usec, uint64_t now_usec, bool one_unit) {
   const bool future = usec > now_usec;
   const uint64_t span = future ? usec - now_usec : now_usec - usec;
   if (span < kUsecPerSec) return "now";
-  return coarse_span(span) + (future ? " left" : " ago");
+  return coarse_span(span, one_unit) + (future ? " left" : " ago");
 }
 
 std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec,

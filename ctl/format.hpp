@@ -17,7 +17,8 @@ uint64_t realtime_now_usec();
 std::string format_timestamp(uint64_t usec);
 
 // "2h left", "3 days ago", "now": the coarse span systemctl prints.
-std::string format_relative(uint64_t usec, uint64_t now_usec);
+// `one_unit`: "2h left" for 1h 57min, where room is short.
+std::string format_relative(uint64_t usec, uint64_t now_usec, bool one_unit = false);
 
 // "Tue 2026-12-01 09:00 UTC; 2h left", or `none` for 0 (never / not set).
 std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec,

@@ -30,12 +30,13 @@ std::vector<FilesystemInfo> select_filesystems(std::vector<FilesystemInfo> all,
   return selected;
 }
 
-// Paths are shortened in the middle, prose at its end; the rest is short.
+// Mount points lose their middle, devices their "/dev/..." start, results
+// their end; the mount point, which names the row, gives up cells last.
 const std::vector<Column>& status_columns() {
   static const std::vector<Column> kColumns{
-      {"MOUNT", Ellipsize::Middle, 12}, {"TYPE"},   {"DEVICE", Ellipsize::Middle, 12},
-      {"STATE"},                        {"LAST TRIM"}, {"RESULT", Ellipsize::End, 7},
-      {"NEXT TRIM"},                    {"TRIMMED"}};
+      {"MOUNT", Ellipsize::Middle, 12, 1}, {"TYPE"},      {"DEVICE", Ellipsize::Start, 10},
+      {"STATE"},                           {"LAST TRIM"}, {"RESULT", Ellipsize::End, 7},
+      {"NEXT TRIM"},                       {"TRIMMED"}};
   return kColumns;
 }
 
@@ -51,10 +52,10 @@ Color result_color(const std::string& result) {
   return result.rfind("failed", 0) == 0 ? Color::Red : Color::Yellow;
 }
 
-// "Tue 2026-12-01 09:00 UTC; 2h left", compact "2h left".
+// "Tue 2026-12-01 09:00 UTC; 1h 57min left", compact "2h left".
 Cell time_cell(uint64_t usec, uint64_t now, const char* none) {
   if (usec == 0) return {none};
-  return {format_timestamp_and_relative(usec, now, none), format_relative(usec, now)};
+  return {format_timestamp_and_relative(usec, now, none), format_relative(usec, now, true)};
 }
 
 std::vector<Cell> status_row(const FilesystemInfo& fs, uint64_t now) {

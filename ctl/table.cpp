@@ -30,21 +30,25 @@ Grid with_compact_cells(Grid rows) {
   return rows;
 }
 
-// Takes cells from the ellipsizable column with the most to spare, one at
-// a time, until the table fits or none has any to spare.
+std::size_t spare(const Column& column, std::size_t width) {
+  if (column.ellipsize == Ellipsize::Never) return 0;
+  const std::size_t floor = std::max(column.min_width, display_width(column.header));
+  return width > floor ? width - floor : 0;
+}
+
+// Takes cells, one at a time, from the ellipsizable column first in
+// shrink order with the most to spare, until the table fits or none has
+// any to spare.
 void shrink_to(std::vector<std::size_t>& widths, const std::vector<Column>& columns,
                std::size_t limit) {
   while (total_width(widths) > limit) {
     std::size_t best = widths.size();
-    std::size_t best_spare = 0;
     for (std::size_t i = 0; i < widths.size(); ++i) {
-      const auto& column = columns[i];
-      const std::size_t floor = std::max(column.min_width, display_width(column.header));
-      const std::size_t spare = widths[i] > floor ? widths[i] - floor : 0;
-      if (column.ellipsize != Ellipsize::Never && spare > best_spare) {
-        best = i;
-        best_spare = spare;
-      }
+      if (spare(columns[i], widths[i]) == 0) continue;
+      const bool earlier = best == widths.size() || columns[i].shrink_order < columns[best].shrink_order;
+      const bool roomier = best != widths.size() && columns[i].shrink_order == columns[best].shrink_order &&
+                           spare(columns[i], widths[i]) > spare(columns[best], widths[best]);
+      if (earlier || roomier) best = i;
     }
     if (best == widths.size()) return;
     --widths[best];
@@ -53,6 +57,7 @@ void shrink_to(std::vector<std::size_t>& widths, const std::vector<Column>& colu
 
 std::string fitted(const std::string& text, Ellipsize ellipsize, std::size_t width) {
   switch (ellipsize) {
+    case Ellipsize::Start: return ellipsize_start(text, width);
     case Ellipsize::Middle: return ellipsize_middle(text, width);
     case Ellipsize::End: return ellipsize_end(text, width);
     case Ellipsize::Never: break;

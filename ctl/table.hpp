@@ -11,14 +11,18 @@
 
 namespace trimctl {
 
-enum class Ellipsize { Never, Middle, End };
+// Where "…" replaces what does not fit: paths lose their middle, device
+// names their (redundant) start, prose its end.
+enum class Ellipsize { Never, Start, Middle, End };
 
 struct Column {
-  Column(std::string header_text, Ellipsize how = Ellipsize::Never, std::size_t min = 0)
-      : header(std::move(header_text)), ellipsize(how), min_width(min) {}
+  Column(std::string header_text, Ellipsize how = Ellipsize::Never, std::size_t min = 0,
+         int order = 0)
+      : header(std::move(header_text)), ellipsize(how), min_width(min), shrink_order(order) {}
   std::string header;
   Ellipsize ellipsize = Ellipsize::Never;
   std::size_t min_width = 0;  // an ellipsized cell keeps at least this much
+  int shrink_order = 0;       // lower gives up its cells first
 };
 
 struct Cell {
@@ -39,8 +43,9 @@ struct TableStyle {
 };
 
 // To fit `style.width`: first every cell with a compact form uses it, then
-// the ellipsizable columns give up cells, widest first, down to their
-// minimum. What still does not fit runs over, as with systemctl.
+// the ellipsizable columns give up cells, by shrink_order and among equals
+// the one with most to spare first, down to their minimum. What still
+// does not fit runs over, as with systemctl.
 std::string render_table(const std::vector<Column>& columns,
                          const std::vector<std::vector<Cell>>& rows, const TableStyle& style);
 

@@ -124,6 +124,12 @@ std::string ellipsize_end(std::string_view text, std::size_t width) {
   return kept + std::string(kEllipsis);
 }
 
+std::string ellipsize_start(std::string_view text, std::size_t width) {
+  if (display_width(text) <= width) return std::string(text);
+  if (width == 0) return "";
+  return std::string(kEllipsis) + std::string(tail(text, width - 1));
+}
+
 std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent) {
   if (width == 0 || display_width(text) <= width) return std::string(text) + "\n";
   std::string out;

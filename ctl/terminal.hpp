@@ -43,6 +43,8 @@ std::size_t display_width(std::string_view text);
 // ends say most) or the end (for prose). Text that fits is left alone.
 std::string ellipsize_middle(std::string_view text, std::size_t width);
 std::string ellipsize_end(std::string_view text, std::size_t width);
+// The same, the start replaced ("…nvme0n1p2": a device's tail names it).
+std::string ellipsize_start(std::string_view text, std::size_t width);
 
 // Prose broken at spaces into lines of at most `width` cells (a longer
 // word stands alone), continuation lines indented by `indent`; each line

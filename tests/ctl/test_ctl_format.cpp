@@ -42,6 +42,13 @@ TEST(FormatRelative, KeepsASecondUnitOnlyWhereItMatters) {
   EXPECT_EQ(format_relative(kNow - 42 * kSecond, kNow), "42s ago");
 }
 
+TEST(FormatRelative, CanSayItInOneUnitRoundedToTheNearest) {
+  EXPECT_EQ(format_relative(kNow + kHour + 57 * kMinute, kNow, true), "2h left");
+  EXPECT_EQ(format_relative(kNow - kDay - 3 * kHour, kNow, true), "1 day ago");
+  EXPECT_EQ(format_relative(kNow - 90 * kSecond, kNow, true), "2min ago");
+  EXPECT_EQ(format_relative(kNow - 9 * kDay, kNow, true), "1 week ago");
+}
+
 TEST_F(InUtc, FormatTimestampShowsDayDateTimeAndZone) {
   EXPECT_EQ(format_timestamp(kNow), "Tue 2026-12-01 09:00 UTC");
   EXPECT_EQ(format_timestamp_and_relative(kNow + 2 * kHour, kNow, "never"),

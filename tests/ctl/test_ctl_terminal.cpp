@@ -55,6 +55,7 @@ TEST(Ellipsize, ShortensPathsInTheMiddleAndProseAtTheEnd) {
   EXPECT_EQ(ellipsize_middle("/srv/backups/archive", 11), "/srv/…chive");
   EXPECT_EQ(ellipsize_middle("/srv", 11), "/srv");
   EXPECT_EQ(ellipsize_end("failed: Input/output error", 10), "failed: I…");
+  EXPECT_EQ(ellipsize_start("/dev/mapper/vg0-archive", 12), "…vg0-archive");
   EXPECT_EQ(display_width(ellipsize_middle("/mnt/données/été", 8)), 8u);
   EXPECT_EQ(ellipsize_middle("/mnt/données/été", 8), "/mn…/été");
 }
@@ -91,6 +92,13 @@ TEST(RenderTable, UsesCompactCellsThenEllipsizesToFitTheWidth) {
             "/a/v…name 2h left all good\n");
   EXPECT_EQ(render_table(kColumns, rows, {20, false, false, false}),
             "/a…ame 2h left all…\n");
+}
+
+TEST(RenderTable, ColumnsEarlierInShrinkOrderGiveUpCellsFirst) {
+  const std::vector<Column> columns{{"NAME", Ellipsize::Middle, 4, 1}, {"DEV", Ellipsize::Start, 4}};
+  const std::vector<std::vector<Cell>> rows{{{"/a/long/name"}, {"/dev/sda1"}}};
+  EXPECT_EQ(render_table(columns, rows, {17, false, false, false}), "/a/long/name …da1\n");
+  EXPECT_EQ(render_table(columns, rows, {14, false, false, false}), "/a/l…name …da1\n");
 }
 
 TEST(RenderTable, FullIgnoresTheWidth) {
