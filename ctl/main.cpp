@@ -115,6 +115,7 @@ int run(int argc, char** argv) {
   // Before connecting: polkit must know the agent when trimd asks it.
   const auto agent = command.changes_work ? start_polkit_agent(options.ask_password) : nullptr;
   Client client(options.address);
+  if (agent) client.allow_time_to_authenticate();
   return command.run(client, options);
 }
 
