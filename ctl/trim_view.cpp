@@ -101,34 +101,46 @@ class TerminalView final : public TrimView {
   void draw(const std::vector<const TrimTarget*>& targets) {
     std::size_t mount_width = 0;
     for (const auto* target : targets)
-      mount_width = std::max(mount_width, target->filesystem.mount_point.size());
+      mount_width = std::max(mount_width, display_width(target->filesystem.mount_point));
     const std::size_t columns = terminal_.columns > 0 ? terminal_.columns : 80;
     const std::size_t bar_width =
         std::clamp<std::size_t>(columns > mount_width + 30 ? columns - mount_width - 30 : 0, 10, 50);
 
+    // Rows, not lines, are what the cursor moves over: a result longer than
+    // the terminal wraps. Progress lines are cut to fit, so they never do.
     std::string block;
-    for (const auto* target : targets)
-      block += "\r\x1b[K" + line(*target, mount_width, bar_width, terminal_.colors) + "\n";
+    std::size_t rows = 0;
+    for (const auto* target : targets) {
+      Line next = line(*target, mount_width, bar_width);
+      if (!target->finished) next.text = ellipsize_end(next.text, columns - 1);
+      rows += std::max<std::size_t>(1, (display_width(next.text) + columns - 1) / columns);
+      block += paint(next.text, next.color, terminal_.colors) + "\n";
+    }
     if (block == last_block_) return;  // e.g. a property the lines do not show
     std::string out;
-    if (drawn_ > 0) out += "\x1b[" + std::to_string(drawn_) + "A";  // back to the first line
+    if (drawn_ > 0) out += "\x1b[" + std::to_string(drawn_) + "A";  // back to the first row
+    out += "\r\x1b[J";  // and clear everything drawn before
     std::fputs((out + block).c_str(), stdout);
     std::fflush(stdout);
-    drawn_ = targets.size();
+    drawn_ = rows;
     last_block_ = std::move(block);
   }
 
-  static std::string line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width,
-                          bool colors) {
+  struct Line {
+    std::string text;
+    Color color = Color::None;
+  };
+
+  static Line line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width) {
     if (target.finished)
-      return paint(result_line(target), target.result == "success" ? Color::Green : Color::Red, colors);
+      return {result_line(target), target.result == "success" ? Color::Green : Color::Red};
     const auto& fs = target.filesystem;
-    std::string text = fs.mount_point + std::string(mount_width - fs.mount_point.size(), ' ') +
+    std::string text = fs.mount_point + std::string(mount_width - display_width(fs.mount_point), ' ') +
                        "  " + progress_bar(fs.progress, bar_width) + " ";
     const std::string percent = format_percent(fs.progress);
     text += std::string(4 - std::min<std::size_t>(4, percent.size()), ' ') + percent;
     if (const auto held = held_because(target)) text += "  " + *held;
-    return text;
+    return {text};
   }
 
   Terminal terminal_;
