@@ -1,4 +1,4 @@
-// The fixed names of trimd's bus API (DESIGN.md) and the pure helpers that
+// The fixed names of trimd's bus API (docs/design.md) and the pure helpers that
 // turn engine values into bus values. No sd-bus here: unit-tested directly.
 #pragma once
 

@@ -368,7 +368,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
 Config load_config(const std::string& path, bool missing_ok) {
   std::optional<std::string> text;
   try {
-    text = read_regular_file(path, kMaxPolicyFileBytes);
+    text = read_regular_file(path, kMaxPolicyFileBytes, Links::Follow);
   } catch (const FileRefused& e) {
     throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", e.what()));
   }

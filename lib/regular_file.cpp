@@ -29,11 +29,13 @@ FileRefused refused(int error) { return FileRefused(std::strerror(error)); }
 
 }  // namespace
 
-std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes) {
+std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes,
+                                             Links links) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
-  UniqueFd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)};
+  const int no_follow = links == Links::Refuse ? O_NOFOLLOW : 0;
+  UniqueFd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | no_follow | O_CLOEXEC)};
   if (fd.get() < 0 && errno == ENOENT) return std::nullopt;
-  if (fd.get() < 0 && errno == ELOOP)
+  if (fd.get() < 0 && errno == ELOOP && links == Links::Refuse)
     throw FileRefused("is a symbolic link, which trimd does not follow");
   if (fd.get() < 0) throw refused(errno);
   struct stat st {};

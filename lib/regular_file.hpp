@@ -1,6 +1,6 @@
 // Reading a file that someone else may have put there: trimd's config and
-// state. Only a regular file is read, and only up to a cap; a FIFO, a device
-// or a symbolic link is refused at once instead of blocking or following it.
+// state. Only a regular file is read, and only up to a cap; a FIFO or a device
+// is refused at once instead of blocking on it or reading it for ever.
 #pragma once
 
 #include <cstddef>
@@ -19,9 +19,16 @@ class FileRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Whether a symbolic link at `path` itself is followed. The admin's policy
+// may be a link (configuration management does that); trimd's own state file
+// never is, and a link there is somebody else's doing.
+enum class Links { Follow, Refuse };
+
 // The whole of `path`, or nothing when it does not exist. Throws
-// FileRefused when it is not a regular file, is a symbolic link, is larger
-// than `max_bytes`, or cannot be opened or read.
-std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes);
+// FileRefused when it is not a regular file (after following a link with
+// Links::Follow), is a link with Links::Refuse, is larger than `max_bytes`,
+// or cannot be opened or read.
+std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes,
+                                             Links links = Links::Refuse);
 
 }  // namespace trimd

@@ -73,6 +73,24 @@ TEST_F(RegularFile, RefusesToFollowASymbolicLink) {
   EXPECT_THAT(refusal((dir_ / "link").string()), HasSubstr("is a symbolic link"));
 }
 
+TEST_F(RegularFile, FollowsALinkToARegularFileWhenAskedTo) {
+  const auto target = write("target", "policy");
+  fs::create_symlink(target, dir_ / "link");
+  EXPECT_EQ(read_regular_file((dir_ / "link").string(), 1024, Links::Follow), "policy");
+}
+
+TEST_F(RegularFile, RefusesALinkToAFifoEvenWhenFollowingLinks) {
+  const auto fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink(fifo, dir_ / "link");
+  try {
+    read_regular_file((dir_ / "link").string(), 1024, Links::Follow);
+    FAIL() << "a link to a FIFO was read";
+  } catch (const FileRefused& e) {
+    EXPECT_STREQ(e.what(), "is a FIFO, not a regular file");
+  }
+}
+
 TEST_F(RegularFile, RefusesAFileLargerThanTheCapNamingTheCap) {
   EXPECT_EQ(read_regular_file(write("full", std::string(1024, 'x')), 1024)->size(), 1024u);
   EXPECT_EQ(refusal(write("over", std::string(1025, 'x'))),
