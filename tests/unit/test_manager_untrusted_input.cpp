@@ -51,7 +51,7 @@ TEST_F(ManagerTest, ASavedCursorBeyondTheFilesystemStartsThePassOverFromZero) {
   auto jobs = track_and_start(*m, fs);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, 0u);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   EXPECT_EQ(run_to_completion(*m), 3);
   EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
 }
