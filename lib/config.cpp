@@ -62,8 +62,7 @@ constexpr DurationRange kPolicyRange{0s, kMaxPolicyDuration, "0", "10 years"};
 constexpr DurationRange kIntervalRange{1min, kMaxPolicyDuration, "1min", "10 years"};
 constexpr DurationRange kSampleRange{100ms, 1h, "100ms", "1h"};
 constexpr DurationRange kIdleWindowRange{0s, 24h, "0", "1d"};
-// 0 turns preemption off.
-constexpr DurationRange kPreemptRange{0s, 10s, "0", "10s"};
+constexpr DurationRange kPreemptRange{0s, 1s, "0", "1s"};
 // Between and within chunks: a pass must not stall for days.
 constexpr DurationRange kChunkRange{0s, 1h, "0", "1h"};
 
