@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "bus_service.hpp"
+#include "status_line.hpp"
 #include "watchers.hpp"
 
 namespace trimd {
@@ -117,7 +118,7 @@ void Daemon::save_state(bool force) {
 }
 
 void Daemon::update_status_line() {
-  std::string line = "STATUS=" + manager_->state();
+  std::string line = "STATUS=" + status_line(manager_->statuses(now()), now());
   if (line == last_status_line_) return;
   last_status_line_ = line;
   sd_notify(0, line.c_str());
