@@ -12,6 +12,7 @@
 
 #include "bus_service.hpp"
 #include "status_line.hpp"
+#include "watchdog.hpp"
 #include "watchers.hpp"
 
 namespace trimd {
@@ -182,6 +183,7 @@ int Daemon::run() {
   if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);
+  const auto watchdog = start_watchdog(loop_);  // keep-alives while the loop runs
 
   const auto statuses = manager_->statuses(now());
   spdlog::info("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),
