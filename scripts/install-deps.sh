@@ -23,7 +23,7 @@ test_packages="
   dbus udev systemd
   libfuse3-dev fuse3 python3 python3-matplotlib
   debhelper dpkg-dev lintian debootstrap systemd-container
-  rpm
+  rpm bash-completion ccache
 "
 
 case "${1:-}" in
