@@ -5,6 +5,7 @@ resource is registered with a Cleanup stack, undone in reverse on any exit."""
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -62,22 +63,42 @@ def debian_mirror():
     return "http://deb.debian.org/debian"
 
 
-def cached_root_tarball(log):
-    """A tar of the debootstrapped root, made once per package list."""
-    key = hashlib.sha256(" ".join([SUITE] + ROOT_PACKAGES).encode()).hexdigest()[:12]
-    tarball = CACHE_DIR / f"root-{SUITE}-{key}.tar"
+def root_cache_key():
+    return hashlib.sha256(" ".join([SUITE] + ROOT_PACKAGES).encode()).hexdigest()[:12]
+
+
+def install_root_packages(root, mirror):
+    """apt-get in the chroot (debootstrap --include cannot resolve polkitd's alternatives)."""
+    (root / "etc/apt/sources.list").write_text(f"deb {mirror} {SUITE} main\n")
+    shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    run(["chroot", str(root), "apt-get", "update", "-q"], env=env, timeout=900)
+    run(["chroot", str(root), "apt-get", "install", "-y", "-q", "--no-install-recommends",
+         *ROOT_PACKAGES], env=env, timeout=1800)
+    run(["chroot", str(root), "apt-get", "clean"])
+
+
+def cached_root_tarball(log, seed=None):
+    """A tar of the root, made once per package list: debootstrap minbase (or
+    a copy of `seed`, a minbase root), then ROOT_PACKAGES."""
+    tarball = CACHE_DIR / f"root-{SUITE}-{root_cache_key()}.tar"
     if tarball.exists():
         log(f"root: cached {tarball}")
         return tarball
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    staging = CACHE_DIR / f"staging-{key}-{os.getpid()}"
+    staging = CACHE_DIR / f"staging-{root_cache_key()}-{os.getpid()}"
     mirror = debian_mirror()
-    log(f"root: debootstrap --variant=minbase {SUITE} from {mirror} (cached afterwards)")
     try:
-        run(["debootstrap", "--variant=minbase", "--include=" + ",".join(ROOT_PACKAGES),
-             SUITE, str(staging), mirror], timeout=1800)
+        if seed:
+            run(["cp", "-a", str(seed), str(staging)])
+        else:
+            log(f"root: debootstrap --variant=minbase {SUITE} from {mirror} (cached afterwards)")
+            run(["debootstrap", "--variant=minbase", SUITE, str(staging), mirror], timeout=1800)
+        install_root_packages(staging, mirror)
         run(["tar", "-C", str(staging), "--numeric-owner", "-cf", str(tarball) + ".part", "."])
         os.replace(str(tarball) + ".part", tarball)
+    except subprocess.CalledProcessError as error:
+        raise RuntimeError(f"building the root failed: {error.cmd}\n{error.stdout[-2000:]}") from error
     finally:
         run(["rm", "-rf", str(staging), str(tarball) + ".part"], check=False)
     return tarball
