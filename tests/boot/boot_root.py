@@ -12,12 +12,9 @@ import time
 from pathlib import Path
 
 SUITE = "bookworm"
-# What the root holds besides minbase: systemd as PID 1, the system bus,
-# polkit, and trimd's runtime libraries (so that dpkg -i needs no network).
-ROOT_PACKAGES = [
-    "systemd", "dbus", "polkitd", "pkexec", "util-linux", "e2fsprogs",
-    "libsdbus-c++1", "libspdlog1.10", "libfmt9", "libudev1", "libsystemd0",
-]
+# What the root holds besides minbase and trimd's own dependencies: systemd
+# as PID 1, the system bus and polkit.
+ROOT_PACKAGES = ["systemd", "dbus", "polkitd", "pkexec", "util-linux", "e2fsprogs"]
 CACHE_DIR = Path("/var/cache/trimd-boot")
 
 
@@ -63,30 +60,39 @@ def debian_mirror():
     return "http://deb.debian.org/debian"
 
 
-def root_cache_key():
-    return hashlib.sha256(" ".join([SUITE] + ROOT_PACKAGES).encode()).hexdigest()[:12]
+def deb_dependencies(deb):
+    """Package names in the .deb's Depends (first of alternatives, no versions)."""
+    depends = run(["dpkg-deb", "-f", str(deb), "Depends"]).stdout
+    names = [re.split(r"[\s(:]", alt.split("|")[0].strip())[0] for alt in depends.split(",")]
+    return sorted(name for name in names if name)
 
 
-def install_root_packages(root, mirror):
+def root_cache_key(packages):
+    return hashlib.sha256(" ".join([SUITE] + packages).encode()).hexdigest()[:12]
+
+
+def install_root_packages(root, mirror, packages):
     """apt-get in the chroot (debootstrap --include cannot resolve polkitd's alternatives)."""
     (root / "etc/apt/sources.list").write_text(f"deb {mirror} {SUITE} main\n")
     shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     run(["chroot", str(root), "apt-get", "update", "-q"], env=env, timeout=900)
     run(["chroot", str(root), "apt-get", "install", "-y", "-q", "--no-install-recommends",
-         *ROOT_PACKAGES], env=env, timeout=1800)
+         *packages], env=env, timeout=1800)
     run(["chroot", str(root), "apt-get", "clean"])
 
 
-def cached_root_tarball(log, seed=None):
+def cached_root_tarball(log, deb, seed=None):
     """A tar of the root, made once per package list: debootstrap minbase (or
-    a copy of `seed`, a minbase root), then ROOT_PACKAGES."""
-    tarball = CACHE_DIR / f"root-{SUITE}-{root_cache_key()}.tar"
+    a copy of `seed`, a minbase root), then ROOT_PACKAGES and the .deb's
+    dependencies (so that dpkg -i needs no network)."""
+    packages = sorted(set(ROOT_PACKAGES) | set(deb_dependencies(deb)))
+    tarball = CACHE_DIR / f"root-{SUITE}-{root_cache_key(packages)}.tar"
     if tarball.exists():
         log(f"root: cached {tarball}")
         return tarball
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    staging = CACHE_DIR / f"staging-{root_cache_key()}-{os.getpid()}"
+    staging = CACHE_DIR / f"staging-{root_cache_key(packages)}-{os.getpid()}"
     mirror = debian_mirror()
     try:
         if seed:
@@ -94,7 +100,7 @@ def cached_root_tarball(log, seed=None):
         else:
             log(f"root: debootstrap --variant=minbase {SUITE} from {mirror} (cached afterwards)")
             run(["debootstrap", "--variant=minbase", SUITE, str(staging), mirror], timeout=1800)
-        install_root_packages(staging, mirror)
+        install_root_packages(staging, mirror, packages)
         run(["tar", "-C", str(staging), "--numeric-owner", "-cf", str(tarball) + ".part", "."])
         os.replace(str(tarball) + ".part", tarball)
     except subprocess.CalledProcessError as error:
@@ -158,6 +164,12 @@ class Container:
         return run(argv + ["/bin/sh", "-c", command], check=check, timeout=timeout)
 
     def wait_booted(self, timeout=120):
+        """systemd's state once the boot is over: running, or degraded."""
+        deadline = time.monotonic() + timeout
+        while self.sh("test -S /run/systemd/private", check=False).returncode != 0:
+            if time.monotonic() > deadline or self.nspawn.poll() is not None:
+                return "no systemd manager socket"
+            time.sleep(0.2)
         out = self.sh("systemctl is-system-running --wait", check=False, timeout=timeout)
         return out.stdout.strip()
 
