@@ -244,6 +244,8 @@ def check_stop_mid_pass(box, checks):
     running = wait_for(lambda: (trimctl_json(box, TRIMTEST) or {}).get("state") == "trimming", 15)
     checks.check(running, "a pass is running before the stop")
     time.sleep(1.5)  # past the first chunk
+    log("mid-pass: " + box.sh("systemctl status --no-pager -n 0 trimd.service", check=False).stdout
+        .split("Status: ")[-1].splitlines()[0])
     start = time.monotonic()
     box.sh("systemctl stop trimd.service")
     elapsed = time.monotonic() - start
