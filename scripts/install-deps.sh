@@ -16,7 +16,7 @@ build_packages="
 # The test tiers: GoogleTest; real filesystems on loop devices (unit tests
 # make none); a private dbus-daemon and udev; the bench's FUSE disk and
 # charts; the boot tier's package build, Debian root and container; the RPM
-# spec check.
+# spec check; the libFuzzer targets.
 test_packages="
   libgtest-dev libgmock-dev
   util-linux mount e2fsprogs xfsprogs btrfs-progs
@@ -24,6 +24,7 @@ test_packages="
   libfuse3-dev fuse3 python3 python3-matplotlib
   debhelper dpkg-dev lintian debootstrap systemd-container
   rpm bash-completion ccache
+  clang libclang-rt-14-dev
 "
 
 case "${1:-}" in
