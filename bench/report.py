@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import report_charts  # noqa: E402
-from report_targets import all_targets, ratio, rm_sync, x  # noqa: E402
+from report_targets import all_targets, percentile, ratio, rm_sync, x  # noqa: E402
 
 MiB = 2**20
 GiB = 2**30
@@ -148,7 +148,10 @@ def trimd_pass_line(r):
         return ""
     p = r["trimd_pass"]
     logged = p.get("logged") or {}
-    return (f"{p['chunks']} chunk(s), {p['pauses']} pause(s) for foreground I/O, "
+    preempted = r.get("preemptions")
+    redo = (f"{len(preempted)} chunk(s) preempted, {mib(r.get('redone_bytes', 0))} MiB of "
+            "discards redone; " if preempted is not None else "")
+    return (f"{p['chunks']} chunk(s), {p['pauses']} pause(s) for foreground I/O, {redo}"
             f"{f(p.get('active_s'), 1)} s from first chunk to the end of the pass; it logged "
             f"\"{logged.get('discarded', '?')} discarded in {logged.get('duration', '?')}\".\n")
 
@@ -186,8 +189,21 @@ def w2_section(w2, charts, small_chunk, latency_ms):
     out.append(f"*writes ≥ {latency_ms:g} ms*: the share of probe writes that took at least one "
                "discard's time, i.e. waited for one: how much of the load the trim was in the way "
                "of. The p99 of a shared machine's probe moves with its noise; this does not.\n")
+    out.append(reaction_line(w2.get("reaction")))
     out += [f"![W2]({name})\n" for name in charts.get("W2", [])]
     return "\n".join(out)
+
+
+def reaction_line(reaction):
+    if not reaction:
+        return ""
+    s = reaction.get("samples_ms", [])
+    if not s:
+        return "*reaction*: no sample (every chunk ended before the write).\n"
+    return (f"*reaction*: one 4 KiB write + fdatasync into a chunk in flight, {len(s)} times: the "
+            f"runner exited p50 {percentile(s, 50):.1f} ms / p99 {percentile(s, 99):.1f} ms / "
+            f"max {max(s):.1f} ms after the write was issued ({reaction.get('missed', 0)} chunks "
+            "ended first).\n")
 
 
 def w3_section(w3, charts, small_chunk, _latency_ms):

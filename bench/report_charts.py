@@ -96,6 +96,21 @@ def w2_chart(w2, out_dir):
     return _save(fig, out_dir, "w2_latency.png")
 
 
+def w2_reaction_chart(w2, out_dir):
+    samples = (w2.get("reaction") or {}).get("samples_ms")
+    if not samples:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.hist(samples, bins=min(30, max(5, len(samples) // 2)), color="tab:green")
+    for limit, label in ((30, "p50 target"), (100, "p99 target")):
+        ax.axvline(limit, color="black", lw=0.8, ls="--")
+        ax.text(limit, ax.get_ylim()[1] * 0.9, f" {label}", fontsize=8)
+    ax.set_xlabel("ms from a foreground write to the FITRIM runner's exit")
+    ax.set_ylabel("samples")
+    ax.set_title(f"W2 reaction time ({len(samples)} writes into chunks in flight)", fontsize=10)
+    return _save(fig, out_dir, "w2_reaction.png")
+
+
 def w3_chart(w3, out_dir):
     fig, ax = plt.subplots(figsize=(7, 3.5))
     labels, passes, walls = [], [], []
@@ -142,7 +157,8 @@ def draw_all(results, out_dir):
     for fs, data in w.get("W1", {}).get("fs", {}).items():
         charts[f"W1-{fs}"] = [w1_chart(fs, data, out_dir)]
     if w.get("W2", {}).get("configs"):
-        charts["W2"] = [w2_chart(w["W2"], out_dir)]
+        charts["W2"] = [c for c in (w2_chart(w["W2"], out_dir), w2_reaction_chart(w["W2"], out_dir))
+                        if c]
     if w.get("W3", {}).get("fs"):
         charts["W3"] = [w3_chart(w["W3"], out_dir)]
     if w.get("W4", {}).get("idle"):

@@ -19,8 +19,16 @@ namespace trimd {
 
 namespace {
 
-// How long SIGTERM waits for chunks already inside FITRIM.
+// How long SIGTERM waits for killed runners to leave FITRIM (the kernel
+// stops within about one discard: tens of milliseconds).
 constexpr Duration kStopGrace = std::chrono::seconds{2};
+// With preemption off, runners are still sampled this often: their own I/O
+// is what the idleness model discounts.
+constexpr Duration kOwnIoInterval = std::chrono::milliseconds{200};
+
+Duration runner_interval(const Config& config) {
+  return config.preempt_interval.count() > 0 ? config.preempt_interval : kOwnIoInterval;
+}
 // Progress is persisted at most this often while a pass runs.
 constexpr Duration kSaveInterval = std::chrono::seconds{2};
 // udev events come in bursts; rescan once after the burst.
@@ -72,6 +80,7 @@ void Daemon::reload() {
   config_ = fresh;
   manager_->set_config(std::move(fresh), now());
   sample_timer_->arm_every(config_.sample_interval);
+  runner_->set_preempt_interval(runner_interval(config_));
   spdlog::set_level(spdlog::level::from_str(options_.log_level.value_or(config_.log_level)));
   spdlog::info("configuration reloaded from {}", options_.config_path);
   sd_notify(0, "READY=1");
@@ -88,21 +97,52 @@ void Daemon::rescan() {
 }
 
 void Daemon::sample_diskstats() {
-  manager_->observe_diskstats(system_.diskstats(), now());
+  manager_->observe_diskstats(system_.diskstats(), now(), runner_->take_own_io());
   pump();
+}
+
+void Daemon::chunk_ended(const ChunkReport& report) {
+  switch (report.end) {
+    case ChunkEnd::Finished:
+      manager_->chunk_finished(report.job, report.result, now(), mono());
+      break;
+    case ChunkEnd::Preempted:
+    case ChunkEnd::Died:
+      manager_->chunk_preempted(report.job, now(), mono());
+      break;
+    case ChunkEnd::Stopped:
+      manager_->chunk_interrupted(report.job, now(), mono());
+      break;
+  }
+  pump();
+}
+
+// Pause and Cancel take effect at once: the manager names the chunks.
+void Daemon::stop_requested_chunks() {
+  for (std::uint64_t serial : manager_->jobs_to_stop()) runner_->stop(serial);
 }
 
 void Daemon::pump() {
   if (stopping_) return;
+  stop_requested_chunks();
   const TimePoint t = now();
-  for (auto& job : manager_->take_jobs(t)) workers_->start(std::move(job));
+  const SteadyPoint m = mono();
+  for (auto& job : manager_->take_jobs(t, m)) {
+    if (config_.preempt_interval.count() <= 0) job.preemptible = false;
+    try {
+      runner_->start(job);
+    } catch (const std::system_error& e) {
+      spdlog::error("{}: cannot start a FITRIM runner: {}", job.target.mount_point, e.what());
+      manager_->chunk_preempted(job, t, m);  // retried like a preempted chunk
+    }
+  }
   save_state(false);
   update_status_line();
-  if (options_.once && !manager_->passes_active() && workers_->running() == 0) {
+  if (options_.once && !manager_->passes_active() && runner_->running() == 0) {
     loop_.quit();
     return;
   }
-  wake_timer_->arm_at(manager_->next_wakeup(t), t);
+  wake_timer_->arm_at(manager_->next_wakeup(t, m), t);
 }
 
 void Daemon::save_state(bool force) {
@@ -152,8 +192,8 @@ void Daemon::start_once() {
 
 int Daemon::once_exit_code() const {
   if (once_failed_) return 1;
-  for (const auto& [id, result] : manager_->finished_results())
-    if (result != "success") return 1;
+  for (const auto& [id, outcome] : manager_->finished_passes())
+    if (outcome.result != PassResult::Success) return 1;
   return 0;
 }
 
@@ -162,8 +202,11 @@ void Daemon::shut_down() {
   stopping_ = true;
   sd_notify(0, "STOPPING=1");
   manager_->stop();
-  if (workers_->running() > 0 && !workers_->drain(kStopGrace))
-    spdlog::warn("a FITRIM call is still running; its chunk will be redone after restart");
+  // The chunks in flight are killed, not waited for: each is redone from its
+  // start, which is where the saved cursor stands.
+  runner_->stop_all();
+  if (!runner_->drain(kStopGrace))
+    spdlog::warn("a FITRIM runner did not exit in time; its chunk will be redone after restart");
   save_state(true);
   loop_.quit();
 }
@@ -175,11 +218,9 @@ int Daemon::run() {
     spdlog::info("forgot {} filesystems not seen for {}", dropped,
                  format_duration(kForgetUnseenAfter));
   manager_ = std::make_unique<Manager>(config_, std::move(state), now());
-  workers_ = std::make_unique<TrimWorkers>(loop_, trimmer_,
-                                           [this](const ChunkJob& job, const ChunkResult& r) {
-                                             manager_->chunk_finished(job, r, now());
-                                             pump();
-                                           });
+  runner_ = std::make_unique<ChunkRunner>(
+      loop_, [this] { return system_.diskstats(); }, runner_interval(config_),
+      [this](const ChunkReport& report) { chunk_ended(report); });
   wake_timer_ = std::make_unique<Timer>(loop_, [this] { pump(); });
   sample_timer_ = std::make_unique<Timer>(loop_, [this] { sample_diskstats(); });
   rescan_timer_ = std::make_unique<Timer>(loop_, [this] { rescan(); });

@@ -14,7 +14,7 @@
 #include "save_backoff.hpp"
 #include "state_store.hpp"
 #include "system_view.hpp"
-#include "trim_workers.hpp"
+#include "chunk_runner.hpp"
 
 namespace trimd {
 
@@ -44,6 +44,7 @@ class Daemon final : public DaemonControl {
   void reload() override;
   void kick() override;
   TimePoint now() const override { return Clock::now(); }
+  static SteadyPoint mono() { return SteadyClock::now(); }
 
  private:
   void setup_signals();
@@ -51,6 +52,8 @@ class Daemon final : public DaemonControl {
   void rescan();
   void sample_diskstats();
   void pump();
+  void chunk_ended(const ChunkReport& report);
+  void stop_requested_chunks();
   void save_state(bool force);
   void start_once();
   void shut_down();
@@ -61,10 +64,9 @@ class Daemon final : public DaemonControl {
   Config config_;
   StateStore store_;
   SystemView system_;
-  FitrimTrimmer trimmer_;
   EventLoop loop_;
   std::unique_ptr<Manager> manager_;
-  std::unique_ptr<TrimWorkers> workers_;
+  std::unique_ptr<ChunkRunner> runner_;
   std::unique_ptr<MountWatcher> mount_watcher_;
   std::unique_ptr<UdevWatcher> udev_watcher_;
   std::unique_ptr<BusService> bus_;

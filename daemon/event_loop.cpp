@@ -101,4 +101,9 @@ void Timer::arm_every(Duration period) {
   if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
 }
 
+void Timer::disarm() {
+  itimerspec spec{};
+  if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
+}
+
 }  // namespace trimd

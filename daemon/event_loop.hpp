@@ -47,6 +47,7 @@ class Timer {
   void arm_at(TimePoint deadline, TimePoint now);
   void arm_in(Duration delay);
   void arm_every(Duration period);
+  void disarm();
 
  private:
   EventLoop& loop_;

@@ -29,6 +29,10 @@ std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_b
   return std::min(wanted, std::max(kMinTimedChunkBytes, static_cast<std::uint64_t>(fit)));
 }
 
+std::uint64_t shrunk_after_preemption(std::uint64_t preempted_len) {
+  return std::max(kMinShrunkChunkBytes, std::min(preempted_len, kUnboundedRange) / 2);
+}
+
 // Exponentially weighted: quick to follow a device that slows down.
 double learn_rate(double previous, const TrimRange& range, Duration elapsed) {
   if (range.len >= kUnboundedRange || elapsed < std::chrono::milliseconds{1}) return previous;

@@ -21,6 +21,12 @@ namespace trimd {
 std::uint64_t chunk_length(const TrimPolicy& policy, bool gentle, double range_bytes_per_sec,
                            std::uint64_t previous_len = 0);
 
+// The length cap for a chunk preempted again and again: half the last try,
+// never below kMinShrunkChunkBytes. The planner rounds it up to whole ext4 or
+// btrfs block groups, and keeps xfs chunks inside one allocation group.
+std::uint64_t shrunk_after_preemption(std::uint64_t preempted_len);
+constexpr std::uint64_t kMinShrunkChunkBytes = 16ull << 20;
+
 // The range-per-second estimate after a call over `range` that took
 // `elapsed` (exponentially weighted; 0 = nothing learned yet).
 double learn_rate(double previous, const TrimRange& range, Duration elapsed);

@@ -21,12 +21,13 @@ struct TrimPolicy {
   SchedulePolicy schedule;
   std::uint64_t chunk_bytes = 1ull << 30;     // range per FITRIM call
   std::uint64_t min_extent_bytes = 0;         // FITRIM minlen (0 = device granularity)
-  // A FITRIM call cannot be interrupted, so foreground I/O that arrives
-  // during one waits for it: chunks are sized from the range per second the
-  // last calls achieved so that one takes about this long (never less than
-  // an ext4 block group or a btrfs block group). 0 = always chunk_bytes.
-  Duration chunk_time = std::chrono::milliseconds{500};
-  Duration chunk_pause = std::chrono::milliseconds{100};  // between chunks
+  // Chunks are sized from the range per second the last calls achieved so
+  // that one takes about this long (never less than an ext4 block group or a
+  // btrfs block group). Foreground I/O does not wait for a call (it is
+  // preempted); this bounds the work a preempted call loses. 0 = always
+  // chunk_bytes.
+  Duration chunk_time = std::chrono::seconds{2};
+  Duration chunk_pause = std::chrono::milliseconds{20};  // between chunks
   std::uint64_t rate_limit_bytes_per_sec = 0;  // of range; 0 = unlimited
   // Overdue filesystems whose disks never go idle are trimmed "gently".
   std::uint64_t gentle_chunk_bytes = 64ull << 20;
@@ -61,6 +62,9 @@ struct PolicyOverride {
 
 struct Config {
   Duration sample_interval = std::chrono::seconds{1};
+  // While a chunk is in the kernel, its disks are sampled this often and the
+  // chunk is killed when foreground I/O arrives. 0 = never preempt.
+  Duration preempt_interval = std::chrono::milliseconds{20};
   IdleThresholds idle;
   TrimPolicy trim;
   std::vector<PolicyOverride> overrides;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "diskstats.hpp"
+#include "preemption.hpp"
 #include "time.hpp"
 
 namespace trimd {
@@ -21,6 +22,21 @@ struct IdleThresholds {
   Duration idle_window = std::chrono::seconds{30};  // quiet for this long = idle
 };
 
+// Which limit keeps a disk from being idle.
+enum class IdleLimit {
+  Iops,        // max_iops
+  Throughput,  // max_bytes_per_sec
+  BusyTime,    // max_busy_fraction
+  Settling,    // below every limit, but not yet for the whole idle window
+  Unseen,      // not in /proc/diskstats (yet)
+};
+const char* to_string(IdleLimit limit);
+
+struct BusyDisk {
+  std::string disk;
+  IdleLimit limit = IdleLimit::Unseen;
+};
+
 struct DiskActivity {
   double read_iops = 0;
   double write_iops = 0;
@@ -29,6 +45,7 @@ struct DiskActivity {
   double busy_fraction = 0;
   std::uint64_t in_flight = 0;
   bool active = false;  // above any threshold in the last interval
+  IdleLimit limit = IdleLimit::Settling;  // the first threshold crossed, when active
 };
 
 class IdlenessModel {
@@ -37,14 +54,23 @@ class IdlenessModel {
   void set_thresholds(const IdleThresholds& thresholds);
   const IdleThresholds& thresholds() const { return thresholds_; }
 
-  // Feed one full sample of /proc/diskstats taken at `now`.
-  void observe(const std::vector<DiskStat>& sample, TimePoint now);
+  // Feed one full sample of /proc/diskstats taken at `now`. `own` is what
+  // trimd's FITRIM runners read and wrote per disk since the last sample:
+  // taken out of the disk's reads and writes (lib/preemption.hpp), so
+  // trimd's own bitmap reads never make a disk look busy.
+  void observe(const std::vector<DiskStat>& sample, TimePoint now,
+               const std::map<std::string, IoBytes>& own = {});
+  // Foreground I/O was seen on these disks at `now` (a chunk was preempted):
+  // they are idle again only after a whole idle window from the next sample.
+  void mark_busy(const std::vector<std::string>& disks, TimePoint now);
 
   // A disk is idle when it has been seen and its activity has stayed below
   // every threshold for at least the idle window. A disk never seen is not.
   bool disk_idle(const std::string& disk, TimePoint now) const;
   // True when every named disk is idle (false for an empty list).
   bool all_idle(const std::vector<std::string>& disks, TimePoint now) const;
+  // The first of `disks` that is not idle, and why; nothing when all are.
+  std::optional<BusyDisk> first_busy(const std::vector<std::string>& disks, TimePoint now) const;
   // Since when the disk has been quiet (nothing when active in the last sample
   // or never seen).
   std::optional<TimePoint> quiet_since(const std::string& disk) const;

@@ -58,14 +58,15 @@ void Manager::set_config(Config config, TimePoint now) {
 
 void Manager::apply_policy(Tracked& fs, TimePoint now) {
   fs.policy = config_.policy_for(fs.fs.mount.mount_point, fs.fs.uuid, fs.fs.mount.fs_type);
-  if (!fs.pass_active) reschedule(fs, now);
+  if (!fs.pass) reschedule(fs, now);
 }
 
 void Manager::reschedule(Tracked& fs, TimePoint now) {
   const FsRecord& record = records_[fs.fs.id];
   std::optional<TimePoint> last_end = record.last_end;
   const SchedulePolicy& schedule = fs.policy.schedule;
-  if (last_end && record.last_result.rfind("failed", 0) == 0) {
+  const auto last = PassOutcome::parse(record.last_result);
+  if (last_end && last && last->result == PassResult::Failed) {
     fs.due = std::max(*last_end + std::min(kRetryAfterFailure, schedule.interval), now);
     return;
   }
@@ -109,12 +110,12 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     }
     if (record.cursor && fs->trimmable()) {
       // An unfinished pass from before a restart: go on where it stopped.
-      fs->pass_active = true;
-      fs->cursor = *record.cursor;
-      fs->pass_start = record.pass_start.value_or(now);
-      fs->pass_bytes_discarded = record.pass_bytes;
+      Pass& pass = fs->pass.emplace();
+      pass.cursor = *record.cursor;
+      pass.start = record.pass_start.value_or(now);
+      pass.bytes_discarded = record.pass_bytes;
       spdlog::info("{}: resuming the unfinished pass at offset {}", fs->fs.mount.mount_point,
-                   fs->cursor);
+                   pass.cursor);
     }
     Tracked& ref = *fs;
     filesystems_.emplace(ref.fs.id, std::move(fs));
@@ -144,17 +145,18 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
 // Unmounted: its state record (and the cursor of a pass) stays for when it
 // comes back; a pass it was in is reported as not completed.
 void Manager::forget_vanished(Tracked& fs) {
-  if (fs.pass_active) {
+  if (fs.pass) {
     spdlog::warn("{}: unmounted during a trim pass; it resumes at offset {} when mounted again",
-                 fs.fs.mount.mount_point, fs.cursor);
-    finished_[fs.fs.id] = "interrupted: unmounted during the pass";
+                 fs.fs.mount.mount_point, fs.pass->cursor);
+    finished_[fs.fs.id] = PassOutcome{PassResult::Interrupted, "unmounted during the pass"};
   } else {
     spdlog::info("{}: no longer mounted", fs.fs.mount.mount_point);
   }
 }
 
-void Manager::observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now) {
-  idleness_.observe(sample, now);
+void Manager::observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now,
+                                const std::map<std::string, IoBytes>& own) {
+  idleness_.observe(sample, now, own);
 }
 
 // --- the trimming loop ----------------------------------------------------------
@@ -166,86 +168,83 @@ bool Manager::disks_free(const Tracked& fs) const {
 }
 
 bool Manager::wants_to_run(const Tracked& fs, TimePoint now) const {
-  return fs.pass_active || fs.forced || now >= fs.due;
+  return fs.pass || fs.request || now >= fs.due;
 }
 
-void Manager::start_pass(Tracked& fs, TimePoint now) {
-  fs.pass_active = true;
-  fs.cursor = 0;
-  fs.pass_start = now;
-  fs.pass_bytes_reported = 0;
-  fs.pass_bytes_discarded = 0;
-  fs.discard_measured = true;
-  fs.chunks = 0;
-  fs.last_chunk_len = 0;
-  fs.foreground_pauses = 0;
-  fs.cancel_requested = false;
-  if (fs.policy.chunk_time.count() > 0)
-    spdlog::info("{}: trim pass starting ({}, {}, chunks of up to {} sized to take {})",
-                 fs.fs.mount.mount_point, fs.fs.mount.fs_type,
-                 format_size(fs.fs.geometry.size_bytes), format_size(fs.policy.chunk_bytes),
-                 format_duration(fs.policy.chunk_time));
-  else
-    spdlog::info("{}: trim pass starting ({}, {} in chunks of {})", fs.fs.mount.mount_point,
-                 fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes),
-                 format_size(fs.policy.chunk_bytes));
-  record_progress(fs);
-  if (listener_) listener_->trim_started(fs.fs.id);
-}
-
-std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now) {
-  if (fs.in_flight || fs.paused || !fs.trimmable() || !wants_to_run(fs, now)) return std::nullopt;
-  if (!fs.forced && !in_window(fs.policy.schedule.window, now)) {
-    fs.wait_reason = "outside the trim window";
-    return std::nullopt;
+// Whether `fs` may have its next chunk now; sets fs.wait when not.
+bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
+  const bool forced = fs.request || (fs.pass && fs.pass->forced);
+  if (!forced && !in_window(fs.policy.schedule.window, now)) {
+    fs.wait = Wait{WaitReason::OutsideWindow, {}};
+    return false;
   }
-  if (!fs.pass_active) start_pass(fs, now);
-  if (now < fs.not_before) return std::nullopt;
-
-  const bool idle = fs.ignore_idle || idleness_.all_idle(fs.fs.disk_names(), now);
-  const bool gentle = !idle && is_overdue(fs.policy.schedule, fs.due, now);
-  if (!idle && !gentle) {
-    if (!fs.waiting_for_idle && fs.chunks > 0) {
-      ++fs.foreground_pauses;
+  if (!fs.pass) start_pass(fs, now);
+  Pass& pass = *fs.pass;
+  if (mono < pass.not_before) {
+    fs.wait = Wait{pass.backoff, {}};
+    return false;
+  }
+  const auto busy = pass.ignore_idle ? std::nullopt
+                                     : idleness_.first_busy(fs.fs.disk_names(), now);
+  const bool gentle = busy && is_overdue(fs.policy.schedule, fs.due, now);
+  if (busy && !gentle) {
+    if (fs.wait.reason != WaitReason::DisksBusy && pass.chunks > 0) {
+      ++pass.foreground_pauses;
       spdlog::debug("{}: foreground I/O, pausing the pass", fs.fs.mount.mount_point);
     }
-    fs.waiting_for_idle = true;
-    fs.wait_reason = "waiting for the disks to go idle";
-    return std::nullopt;
+    fs.wait = Wait{WaitReason::DisksBusy, *busy};
+    return false;
   }
-  if (gentle && !fs.gentle)
+  if (gentle && !pass.gentle)
     spdlog::warn("{}: overdue since {}; trimming gently although the disks are busy",
                  fs.fs.mount.mount_point, format_duration(std::chrono::duration_cast<Duration>(
                                               now - fs.due)));
-  fs.gentle = gentle;
-  fs.waiting_for_idle = false;
-  fs.waiting_for_disk = !disks_free(fs);
-  if (fs.waiting_for_disk) {
-    fs.wait_reason = "another filesystem on the same disk is being trimmed";
-    return std::nullopt;
+  pass.gentle = gentle;
+  if (!disks_free(fs)) {
+    fs.wait = Wait{WaitReason::DiskShared, {}};
+    return false;
   }
-  const std::uint64_t length =
-      chunk_length(fs.policy, gentle, fs.range_bytes_per_sec, fs.last_chunk_len);
-  auto range = next_chunk(fs.fs.geometry, fs.cursor, length, fs.policy.min_extent_bytes);
-  if (!range) {
-    finish_pass(fs, "success", now);
-    return std::nullopt;
-  }
-  fs.wait_reason.clear();
+  return true;
+}
+
+ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
   ChunkJob job;
   job.serial = next_serial_++;
   job.fs_id = fs.fs.id;
   job.target = TrimTarget{fs.fs.mount.mount_point, fs.fs.root_device};
-  job.range = *range;
+  job.fs_type = fs.fs.mount.fs_type;
+  job.range = range;
   job.disks = fs.fs.disk_names();
+  job.preemptible = !fs.pass->gentle && !fs.pass->ignore_idle;
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
-  fs.in_flight = true;
-  spdlog::debug("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point, fs.chunks + 1,
-                job.range.start, job.range.len, gentle ? " (gentle)" : "");
+  fs.in_flight = job.serial;
+  fs.wait = Wait{};
+  spdlog::debug("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
+                fs.pass->chunks + 1, job.range.start, job.range.len,
+                fs.pass->gentle ? " (gentle)" : "");
   return job;
 }
 
-std::vector<ChunkJob> Manager::take_jobs(TimePoint now) {
+std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoint mono) {
+  if (fs.in_flight || !fs.trimmable() || !wants_to_run(fs, now)) return std::nullopt;
+  if (fs.paused) {
+    fs.wait = Wait{WaitReason::Paused, {}};
+    return std::nullopt;
+  }
+  if (!ready_to_trim(fs, now, mono)) return std::nullopt;
+  Pass& pass = *fs.pass;
+  std::uint64_t length =
+      chunk_length(fs.policy, pass.gentle, fs.range_bytes_per_sec, pass.last_chunk_len);
+  if (pass.shrink_cap > 0) length = std::min(length, pass.shrink_cap);
+  auto range = next_chunk(fs.fs.geometry, pass.cursor, length, fs.policy.min_extent_bytes);
+  if (!range) {
+    finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
+    return std::nullopt;
+  }
+  return make_job(fs, *range);
+}
+
+std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
   std::vector<ChunkJob> jobs;
   if (stopping_) return jobs;
   // Most overdue first, so one disk shared by two filesystems serves the
@@ -255,7 +254,7 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now) {
   std::stable_sort(order.begin(), order.end(),
                    [](const Tracked* a, const Tracked* b) { return a->due < b->due; });
   for (Tracked* fs : order) {
-    if (auto job = next_job(*fs, now)) jobs.push_back(std::move(*job));
+    if (auto job = next_job(*fs, now, mono)) jobs.push_back(std::move(*job));
     notify(*fs, now);
   }
   notify_manager();
@@ -265,10 +264,10 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now) {
 void Manager::record_progress(Tracked& fs) {
   FsRecord& record = records_[fs.fs.id];
   record.mount_point = fs.fs.mount.mount_point;
-  if (fs.pass_active) {
-    record.cursor = fs.cursor;
-    record.pass_start = fs.pass_start;
-    record.pass_bytes = fs.pass_bytes_discarded;
+  if (fs.pass) {
+    record.cursor = fs.pass->cursor;
+    record.pass_start = fs.pass->start;
+    record.pass_bytes = fs.pass->bytes_discarded;
   } else {
     record.cursor.reset();
     record.pass_start.reset();
@@ -277,73 +276,94 @@ void Manager::record_progress(Tracked& fs) {
   state_dirty_ = true;
 }
 
-void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now) {
+// The job's disks are free again; its filesystem, when still tracked.
+Manager::Tracked* Manager::chunk_returned(const ChunkJob& job) {
   for (const auto& disk : job.disks) busy_disks_.erase(disk);
-  Tracked* found = find(job.fs_id);
+  Tracked* fs = find(job.fs_id);
+  if (fs && fs->in_flight == job.serial) fs->in_flight.reset();
+  return fs && fs->pass ? fs : nullptr;
+}
+
+void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result,
+                       TimePoint now, SteadyPoint mono) {
+  Pass& pass = *fs.pass;
+  fs.gone_retries = 0;
+  fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
+  if (job.range.len < (1ull << 62)) pass.last_chunk_len = job.range.len;
+  pass.preempted_in_a_row = 0;
+  // A shrunk chunk that completed: the next may be twice as long.
+  if (pass.shrink_cap > 0) pass.shrink_cap = pass.shrink_cap < (1ull << 61) ? 2 * pass.shrink_cap : 0;
+  ++pass.chunks;
+  pass.bytes_reported += result.outcome.bytes_reported;
+  if (result.bytes_discarded)
+    pass.bytes_discarded += *result.bytes_discarded;
+  else
+    pass.discard_measured = false;
+  pass.cursor = job.range.start + std::min(job.range.len,
+      std::numeric_limits<std::uint64_t>::max() - job.range.start);
+  Duration pause = pass.gentle ? fs.policy.gentle_pause : fs.policy.chunk_pause;
+  if (fs.policy.rate_limit_bytes_per_sec > 0 && job.range.len < (1ull << 62)) {
+    // The range, not the bytes discarded, is what the rate limits: the
+    // cost of a FITRIM call grows with the range it scans.
+    const auto budget = std::chrono::microseconds{static_cast<std::int64_t>(
+        static_cast<double>(job.range.len) * 1e6 /
+        static_cast<double>(fs.policy.rate_limit_bytes_per_sec))};
+    pause = std::max(pause, budget - result.elapsed);
+  }
+  pass.not_before = mono + pause;
+  pass.backoff = WaitReason::Pacing;
+  if (pass.cursor >= pass_end(fs.fs.geometry))
+    finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
+  else
+    record_progress(fs);
+}
+
+void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now,
+                             SteadyPoint mono) {
+  Tracked* found = chunk_returned(job);
   if (!found) return;
   Tracked& fs = *found;
-  fs.in_flight = false;
   const TrimOutcome& outcome = result.outcome;
   const std::string& where = fs.fs.mount.mount_point;
 
   switch (outcome.status) {
-    case TrimStatus::Ok: {
-      fs.gone_retries = 0;
-      fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
-      if (job.range.len < (1ull << 62)) fs.last_chunk_len = job.range.len;
-      ++fs.chunks;
-      fs.pass_bytes_reported += outcome.bytes_reported;
-      if (result.bytes_discarded)
-        fs.pass_bytes_discarded += *result.bytes_discarded;
-      else
-        fs.discard_measured = false;
-      const std::uint64_t end = job.range.start + std::min(job.range.len,
-          std::numeric_limits<std::uint64_t>::max() - job.range.start);
-      fs.cursor = end;
-      Duration pause = fs.gentle ? fs.policy.gentle_pause : fs.policy.chunk_pause;
-      if (fs.policy.rate_limit_bytes_per_sec > 0 && job.range.len < (1ull << 62)) {
-        // The range, not the bytes discarded, is what the rate limits: the
-        // cost of a FITRIM call grows with the range it scans.
-        const auto budget = std::chrono::microseconds{static_cast<std::int64_t>(
-            static_cast<double>(job.range.len) * 1e6 /
-            static_cast<double>(fs.policy.rate_limit_bytes_per_sec))};
-        pause = std::max(pause, budget - result.elapsed);
-      }
-      fs.not_before = now + pause;
-      if (fs.cursor >= pass_end(fs.fs.geometry)) {
-        finish_pass(fs, "success", now);
-      } else {
-        record_progress(fs);
-      }
+    case TrimStatus::Ok:
+      chunk_ok(fs, job, result, now, mono);
       break;
-    }
     case TrimStatus::PastEnd:
-      finish_pass(fs, "success", now);
+      finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
       break;
     case TrimStatus::Unsupported:
       spdlog::warn("{}: {}; not trimming it again", where, outcome.message);
       fs.unsupported = true;
       fs.unsupported_reason = outcome.message;
-      finish_pass(fs, "unsupported", now);
+      finish_pass(fs, PassOutcome{PassResult::Unsupported, {}}, now);
       break;
     case TrimStatus::Gone:
       if (++fs.gone_retries > kMaxGoneRetries) {
         spdlog::error("{}: {}; giving up on this pass", where, outcome.message);
-        finish_pass(fs, "failed: " + outcome.message, now);
+        finish_pass(fs, PassOutcome{PassResult::Failed, outcome.message}, now);
         break;
       }
       spdlog::warn("{}: {}; retrying in {}", where, outcome.message,
                    format_duration(kRetryAfterGone));
-      fs.not_before = now + kRetryAfterGone;
+      fs.pass->not_before = mono + kRetryAfterGone;
+      fs.pass->backoff = WaitReason::GoneRetry;
       record_progress(fs);
       break;
     case TrimStatus::Error:
       spdlog::error("{}: {}", where, outcome.message);
-      finish_pass(fs, "failed: " + outcome.message, now);
+      finish_pass(fs, PassOutcome{PassResult::Failed, outcome.message}, now);
       break;
   }
-  if (fs.pass_active && fs.cancel_requested) finish_pass(fs, "cancelled", now);
+  after_chunk(fs, now);
+}
 
+// Whatever became of a chunk: a cancel waiting for it takes effect, a
+// filesystem that vanished meanwhile is forgotten.
+void Manager::after_chunk(Tracked& fs, TimePoint now) {
+  if (fs.pass && fs.pass->cancel_requested)
+    finish_pass(fs, PassOutcome{PassResult::Cancelled, {}}, now);
   if (fs.vanished) {
     forget_vanished(fs);
     std::string id = fs.fs.id;
@@ -355,48 +375,22 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
   notify_manager();
 }
 
-void Manager::finish_pass(Tracked& fs, const std::string& result, TimePoint now) {
-  const auto elapsed = std::chrono::duration_cast<Duration>(now - fs.pass_start);
-  const std::uint64_t bytes =
-      fs.discard_measured ? fs.pass_bytes_discarded : fs.pass_bytes_reported;
-  FsRecord& record = records_[fs.fs.id];
-  record.last_start = fs.pass_start;
-  record.last_end = now;
-  record.last_result = result;
-  record.last_bytes = bytes;
-  fs.pass_active = false;
-  fs.forced = false;
-  fs.ignore_idle = false;
-  fs.cancel_requested = false;
-  fs.gentle = false;
-  fs.waiting_for_idle = false;
-  fs.waiting_for_disk = false;
-  fs.wait_reason.clear();
-  record_progress(fs);
-  reschedule(fs, now);
-  bytes_trimmed_total_ += bytes;
-  finished_[fs.fs.id] = result;
-
-  auto log = result == "success" ? spdlog::level::info : spdlog::level::warn;
-  spdlog::log(log,
-              "{}: trim pass {}: {} discarded (FITRIM reported {}) in {}, {} chunks, {} pauses for "
-              "foreground I/O",
-              fs.fs.mount.mount_point, result, format_size(fs.pass_bytes_discarded),
-              format_size(fs.pass_bytes_reported), format_duration(elapsed), fs.chunks,
-              fs.foreground_pauses);
-  if (listener_) listener_->trim_finished(fs.fs.id, result, bytes, elapsed);
-}
-
-TimePoint Manager::next_wakeup(TimePoint now) const {
+TimePoint Manager::next_wakeup(TimePoint now, SteadyPoint mono) const {
   TimePoint wake = now + std::chrono::hours{1};
   for (const auto& [id, fs] : filesystems_) {
     if (!fs->trimmable() || fs->paused || fs->in_flight) continue;
     // Waiting for idle disks or a busy disk: the next diskstats sample or
     // the other chunk's completion wakes the loop, not a timer.
-    if (fs->waiting_for_idle || fs->waiting_for_disk) continue;
-    const bool running = fs->pass_active || fs->forced;
-    TimePoint t = running ? std::max(fs->not_before, now) : fs->due;
-    if (!fs->forced && fs->policy.schedule.window)
+    const WaitReason reason = fs->wait.reason;
+    if (reason == WaitReason::DisksBusy || reason == WaitReason::DiskShared) continue;
+    TimePoint t = fs->due;
+    if (fs->pass)
+      t = now + std::chrono::duration_cast<Clock::duration>(
+                    std::max(fs->pass->not_before - mono, SteadyClock::duration::zero()));
+    else if (fs->request)
+      t = now;
+    const bool forced = fs->request || (fs->pass && fs->pass->forced);
+    if (!forced && fs->policy.schedule.window)
       t = next_window_start(fs->policy.schedule.window, std::max(t, now));
     wake = std::min(wake, t);
   }
@@ -407,7 +401,7 @@ void Manager::stop() { stopping_ = true; }
 
 bool Manager::passes_active() const {
   for (const auto& [id, fs] : filesystems_)
-    if (fs->pass_active || fs->in_flight || (fs->forced && fs->trimmable())) return true;
+    if (fs->pass || fs->in_flight || (fs->request && fs->trimmable())) return true;
   return false;
 }
 

@@ -17,6 +17,7 @@
 #include "config.hpp"
 #include "discovery.hpp"
 #include "idleness.hpp"
+#include "preemption.hpp"
 #include "state_store.hpp"
 #include "time.hpp"
 #include "trimmer.hpp"
@@ -25,6 +26,18 @@ namespace trimd {
 
 enum class FsState { Waiting, Scheduled, Trimming, Paused, Unsupported, Disabled, Error };
 const char* to_string(FsState state);
+
+// How a pass ended. Text ("success", "failed: <why>", ...) only at the bus,
+// state-file and log edges.
+enum class PassResult { Success, Failed, Cancelled, Unsupported, Interrupted };
+
+struct PassOutcome {
+  PassResult result = PassResult::Success;
+  std::string detail;  // why it failed or was interrupted
+  std::string text() const;  // "success", "failed: <detail>", "cancelled", ...
+  // From the text; nothing for "" (no pass yet) or unknown text.
+  static std::optional<PassOutcome> parse(std::string_view text);
+};
 
 // What `trimctl status` and the bus show of one filesystem.
 struct FsStatus {
@@ -67,8 +80,12 @@ struct ChunkJob {
   std::uint64_t serial = 0;
   std::string fs_id;
   TrimTarget target;
+  std::string fs_type;
   TrimRange range;
   std::vector<std::string> disks;
+  // Killed by the daemon when foreground I/O reaches its disks. Not when
+  // trimming gently (overdue, disks never idle) or told to ignore idleness.
+  bool preemptible = true;
 };
 
 struct ChunkResult {
@@ -104,15 +121,36 @@ class Manager {
   // --- inputs --------------------------------------------------------------
   // The complete list of tracked filesystems, after every mount or udev change.
   void update_filesystems(std::vector<DiscoveredFs> found, TimePoint now);
-  void observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now);
+  // `own`: what trimd's runners read and wrote per disk since the last sample.
+  void observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now,
+                         const std::map<std::string, IoBytes>& own = {});
 
   // --- the trimming loop ---------------------------------------------------
-  // The chunks to start now; each must be reported back with chunk_finished.
-  std::vector<ChunkJob> take_jobs(TimePoint now);
-  void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now);
+  // `now` is wall-clock (due dates, windows, the state file); `mono` is the
+  // monotonic clock that paces chunks. The one-argument forms read the real
+  // monotonic clock.
+  // The chunks to start now; each must be reported back exactly once, with
+  // chunk_finished, chunk_preempted or chunk_interrupted.
+  std::vector<ChunkJob> take_jobs(TimePoint now, SteadyPoint mono);
+  std::vector<ChunkJob> take_jobs(TimePoint now) { return take_jobs(now, SteadyClock::now()); }
+  void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now,
+                      SteadyPoint mono);
+  void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now) {
+    chunk_finished(job, result, now, SteadyClock::now());
+  }
+  // Killed for foreground I/O (or died on its own): the cursor stays at the
+  // chunk's start, the filesystem waits for the next idle window, and a
+  // chunk preempted again and again shrinks.
+  void chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono);
+  // Killed on request (pause, cancel, shutdown): the cursor stays too.
+  void chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono);
+  // Serials of jobs in flight that must be killed now (their filesystem was
+  // paused or its pass cancelled). The manager decides; the daemon kills.
+  std::vector<std::uint64_t> jobs_to_stop() const;
   // The latest time take_jobs should be called again (a pause ends, a pass
   // becomes due, a window opens). Diskstats samples may call it sooner.
-  TimePoint next_wakeup(TimePoint now) const;
+  TimePoint next_wakeup(TimePoint now, SteadyPoint mono) const;
+  TimePoint next_wakeup(TimePoint now) const { return next_wakeup(now, SteadyClock::now()); }
   // Shutting down: hand out no more jobs; running ones still report back.
   void stop();
   bool jobs_in_flight() const { return !busy_disks_.empty(); }
@@ -135,7 +173,9 @@ class Manager {
   // True while any pass is active (running, waiting for idleness or paused).
   bool passes_active() const;
   // Results of passes finished since start: id -> result.
-  const std::map<std::string, std::string>& finished_results() const { return finished_; }
+  const std::map<std::string, PassOutcome>& finished_passes() const { return finished_; }
+  // The same as text, for the bus edge.
+  std::map<std::string, std::string> finished_results() const;
   const IdlenessModel& idleness() const { return idleness_; }
 
   // The persistent state; `state_dirty` says whether it changed since the
@@ -153,9 +193,15 @@ class Manager {
   void apply_policy(Tracked& fs, TimePoint now);
   void reschedule(Tracked& fs, TimePoint now);
   void start_pass(Tracked& fs, TimePoint now);
-  void finish_pass(Tracked& fs, const std::string& result, TimePoint now);
+  void finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now);
   void forget_vanished(Tracked& fs);
-  std::optional<ChunkJob> next_job(Tracked& fs, TimePoint now);
+  std::optional<ChunkJob> next_job(Tracked& fs, TimePoint now, SteadyPoint mono);
+  bool ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono);
+  ChunkJob make_job(Tracked& fs, const TrimRange& range);
+  void chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result, TimePoint now,
+                SteadyPoint mono);
+  Tracked* chunk_returned(const ChunkJob& job);
+  void after_chunk(Tracked& fs, TimePoint now);
   bool disks_free(const Tracked& fs) const;
   bool wants_to_run(const Tracked& fs, TimePoint now) const;
   void record_progress(Tracked& fs);
@@ -170,7 +216,7 @@ class Manager {
   TimePoint started_at_;
   std::map<std::string, std::unique_ptr<Tracked>> filesystems_;
   std::set<std::string> busy_disks_;
-  std::map<std::string, std::string> finished_;
+  std::map<std::string, PassOutcome> finished_;
   ManagerListener* listener_ = nullptr;
   std::uint64_t next_serial_ = 1;
   std::uint64_t bytes_trimmed_total_ = 0;

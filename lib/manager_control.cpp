@@ -48,10 +48,17 @@ void Manager::trim_now(const std::vector<std::string>& ids, bool ignore_idle, Ti
       fs->policy.skip_rotational = false;
       fs->fs.disabled_reason.reset();
     }
-    fs->forced = true;
-    fs->ignore_idle = fs->ignore_idle || ignore_idle;
     fs->paused = false;
-    fs->not_before = std::min(fs->not_before, now);
+    if (fs->pass && !fs->pass->cancel_requested) {
+      // Joins the pass under way; and no pause between chunks first.
+      fs->pass->forced = true;
+      fs->pass->ignore_idle = fs->pass->ignore_idle || ignore_idle;
+      fs->pass->not_before = SteadyPoint::min();
+    } else {
+      // A new pass, after the cancelled one (if any) has reported back.
+      const bool ignore = ignore_idle || (fs->request && fs->request->ignore_idle);
+      fs->request = TrimRequest{ignore};
+    }
     notify(*fs, now);
   }
   notify_manager();
@@ -68,7 +75,7 @@ void Manager::pause(const std::vector<std::string>& ids, TimePoint now) {
 }
 
 void Manager::resume(const std::vector<std::string>& ids, TimePoint now) {
-  if (ids.empty()) paused_all_ = false;
+  paused_all_ = false;  // not everything is paused any more
   for (Tracked* fs : select(ids)) {
     if (fs->paused) spdlog::info("{}: resumed", fs->fs.mount.mount_point);
     fs->paused = false;
@@ -79,12 +86,12 @@ void Manager::resume(const std::vector<std::string>& ids, TimePoint now) {
 
 void Manager::cancel(const std::vector<std::string>& ids, TimePoint now) {
   for (Tracked* fs : select(ids)) {
-    fs->forced = false;
-    if (!fs->pass_active) continue;
+    fs->request.reset();
+    if (!fs->pass) continue;
     if (fs->in_flight)
-      fs->cancel_requested = true;  // finished when the chunk reports back
+      fs->pass->cancel_requested = true;  // finished when the chunk reports back
     else
-      finish_pass(*fs, "cancelled", now);
+      finish_pass(*fs, PassOutcome{PassResult::Cancelled, {}}, now);
     notify(*fs, now);
   }
   notify_manager();
@@ -98,7 +105,7 @@ void Manager::notify_freed(const std::string& id, std::uint64_t bytes, TimePoint
                        fs->fs.mount.mount_point + " is not trimmed: " + fs->untrimmable_reason());
   spdlog::info("{}: {} freed; trimming at the next idle window", fs->fs.mount.mount_point,
                format_size(bytes));
-  if (!fs->pass_active) fs->due = std::min(fs->due, now);
+  if (!fs->pass) fs->due = std::min(fs->due, now);
   notify(*fs, now);
 }
 
@@ -120,18 +127,21 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   s.backing_disks = fs.fs.disk_names();
   s.size = fs.fs.geometry.size_bytes;
   s.inline_discard = fs.fs.inline_discard();
-  s.gentle = fs.gentle;
+  s.gentle = fs.pass && fs.pass->gentle;
+  std::optional<PassOutcome> last;
   auto rec = records_.find(fs.fs.id);
   if (rec != records_.end()) {
     s.last_trim_start = rec->second.last_start;
     s.last_trim_end = rec->second.last_end;
     s.last_result = rec->second.last_result;
     s.last_bytes_trimmed = rec->second.last_bytes;
+    last = PassOutcome::parse(s.last_result);
   }
-  if (fs.pass_active)
-    s.progress = pass_progress(fs.fs.geometry, fs.cursor);
+  const bool last_succeeded = last && last->result == PassResult::Success;
+  if (fs.pass)
+    s.progress = pass_progress(fs.fs.geometry, fs.pass->cursor);
   else
-    s.progress = s.last_result == "success" ? 1.0 : 0.0;
+    s.progress = last_succeeded ? 1.0 : 0.0;
 
   if (!fs.trimmable()) {
     s.state = fs.unsupported || fs.fs.unsupported_reason ? FsState::Unsupported : FsState::Disabled;
@@ -139,18 +149,19 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   } else if (fs.paused) {
     s.state = FsState::Paused;
     s.state_reason = "paused on request";
-  } else if (fs.in_flight || (fs.pass_active && !fs.waiting_for_idle && fs.wait_reason.empty())) {
+  } else if (fs.in_flight || (fs.pass && (fs.wait.reason == WaitReason::None ||
+                                          fs.wait.reason == WaitReason::Pacing))) {
     s.state = FsState::Trimming;
-  } else if (fs.pass_active || fs.forced || now >= fs.due) {
+  } else if (fs.pass || fs.request || now >= fs.due) {
     s.state = FsState::Waiting;
-    s.state_reason = fs.wait_reason.empty() ? "due" : fs.wait_reason;
-  } else if (s.last_result.rfind("failed", 0) == 0) {
+    s.state_reason = fs.wait.reason == WaitReason::None ? "due" : fs.wait.text();
+  } else if (last && last->result == PassResult::Failed) {
     s.state = FsState::Error;
     s.state_reason = s.last_result;
   } else {
     s.state = FsState::Scheduled;
   }
-  if (fs.trimmable() && !fs.pass_active) s.next_trim = fs.due;
+  if (fs.trimmable() && !fs.pass) s.next_trim = fs.due;
   return s;
 }
 
@@ -168,17 +179,21 @@ std::optional<FsStatus> Manager::status(const std::string& id, TimePoint now) co
   return make_status(*it->second, now);
 }
 
+// "paused" only while every trimmable filesystem is paused (and there is
+// one); a single Resume ends it.
 std::string Manager::state() const {
   bool any = false;
-  bool all_paused = !filesystems_.empty();
+  bool all_paused = true;
+  bool some_paused = false;
   for (const auto& [id, fs] : filesystems_) {
-    if (fs->in_flight || (fs->pass_active && !fs->paused)) any = true;
-    if (fs->trimmable() && !fs->paused) all_paused = false;
+    if (fs->in_flight || (fs->pass && !fs->paused)) any = true;
+    if (!fs->trimmable()) continue;
+    if (fs->paused)
+      some_paused = true;
+    else
+      all_paused = false;
   }
-  if (paused_all_ || (all_paused && !any && !filesystems_.empty() &&
-                      std::any_of(filesystems_.begin(), filesystems_.end(),
-                                  [](const auto& e) { return e.second->paused; })))
-    return "paused";
+  if (some_paused && all_paused && !any) return "paused";
   return any ? "trimming" : "idle";
 }
 

@@ -1,5 +1,6 @@
-// The manager's record of one tracked filesystem. Private to the manager's
-// implementation files; nothing outside lib/manager*.cpp includes it.
+// The manager's record of one tracked filesystem and of its pass. Private to
+// the manager's implementation files; nothing outside lib/manager*.cpp
+// includes it.
 #pragma once
 
 #include <optional>
@@ -8,6 +9,49 @@
 #include "manager.hpp"
 
 namespace trimd {
+
+// Why a filesystem that wants to trim does not right now.
+enum class WaitReason {
+  None,
+  DisksBusy,      // foreground I/O: which disk and which limit in Wait::busy
+  OutsideWindow,  // the schedule's daily window is closed
+  DiskShared,     // another filesystem on the same disk has a chunk in flight
+  Paused,         // on request
+  Pacing,         // the pause between chunks (chunk_pause, rate limit)
+  GoneRetry,      // the mount point vanished mid-chunk: looked at again later
+};
+
+struct Wait {
+  WaitReason reason = WaitReason::None;
+  BusyDisk busy;  // for DisksBusy
+  std::string text() const;
+};
+
+// A TrimNow (or --once) that no pass has taken up yet.
+struct TrimRequest {
+  bool ignore_idle = false;
+};
+
+// One pass over a filesystem, from its first chunk to its result.
+struct Pass {
+  std::uint64_t cursor = 0;
+  TimePoint start{};
+  std::uint64_t bytes_reported = 0;
+  std::uint64_t bytes_discarded = 0;
+  bool discard_measured = true;
+  unsigned chunks = 0;
+  unsigned foreground_pauses = 0;  // times it stopped between chunks for foreground I/O
+  unsigned preemptions = 0;        // chunks killed for foreground I/O
+  unsigned preempted_in_a_row = 0;
+  std::uint64_t shrink_cap = 0;      // after repeated preemptions: chunk length cap (0 = none)
+  std::uint64_t last_chunk_len = 0;  // 0 before the first chunk
+  bool forced = false;               // asked for (TrimNow, --once), not just due
+  bool ignore_idle = false;
+  bool cancel_requested = false;     // finished when the chunk in flight reports back
+  bool gentle = false;               // overdue: trimming although the disks are busy
+  SteadyPoint not_before{};          // pacing and retry backoff, on the monotonic clock
+  WaitReason backoff = WaitReason::Pacing;  // what not_before is for
+};
 
 struct Manager::Tracked {
   DiscoveredFs fs;
@@ -19,28 +63,13 @@ struct Manager::Tracked {
   bool vanished = false;  // gone from the mount table while a chunk ran
   unsigned gone_retries = 0;
 
-  // The current pass.
-  bool pass_active = false;
-  std::uint64_t cursor = 0;
-  TimePoint pass_start{};
-  std::uint64_t pass_bytes_reported = 0;
-  std::uint64_t pass_bytes_discarded = 0;
-  bool discard_measured = true;
-  unsigned chunks = 0;
-  unsigned foreground_pauses = 0;  // times the pass stopped for foreground I/O
-  bool forced = false;             // asked for (TrimNow, --once), not just due
-  bool ignore_idle = false;
-  bool cancel_requested = false;
-  bool in_flight = false;
-  bool waiting_for_idle = false;
-  bool waiting_for_disk = false;
-  bool gentle = false;
+  std::optional<Pass> pass;
+  std::optional<TrimRequest> request;
+  std::optional<std::uint64_t> in_flight;  // the serial of the chunk in the kernel
+  Wait wait;
   // Range per second of FITRIM time, learned from this filesystem's last
   // chunks (0 = nothing learned yet): sizes chunks to the policy's chunk_time.
   double range_bytes_per_sec = 0;
-  std::uint64_t last_chunk_len = 0;  // of this pass; 0 before its first chunk
-  TimePoint not_before{};
-  std::string wait_reason;
 
   std::optional<FsStatus> last_sent;
 

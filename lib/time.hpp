@@ -13,6 +13,10 @@ namespace trimd {
 using Clock = std::chrono::system_clock;
 using TimePoint = Clock::time_point;
 using Duration = std::chrono::microseconds;
+// Monotonic time: pacing between chunks and backoff, which must not stall
+// or rush when the wall clock is stepped.
+using SteadyClock = std::chrono::steady_clock;
+using SteadyPoint = SteadyClock::time_point;
 
 // A TimePoint counts nanoseconds in 64 bits (about +-292 years around 1970)
 // while a Duration counts microseconds (+-292,000 years): where a parsed or

@@ -42,22 +42,6 @@ TrimOutcome syscall_failure(const std::string& what, int error, std::uint64_t ra
   return failure(classify_trim_errno(error, range_start), error, what + ": " + describe(error));
 }
 
-// After an unmount the mount point is a plain directory of the parent
-// filesystem; without this check we would trim the filesystem underneath.
-std::optional<TrimOutcome> check_still_mounted(const TrimTarget& target, int fd) {
-  if (target.device == 0) return std::nullopt;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int error = errno;  // read before building strings can clobber it
-    return syscall_failure("cannot stat " + target.mount_point, error);
-  }
-  if (st.st_dev == target.device) return std::nullopt;
-  return failure(TrimStatus::Gone, ESTALE,
-                 target.mount_point + " is no longer the filesystem on " +
-                     device_name(target.device) + " (now " + device_name(st.st_dev) +
-                     "): not trimming");
-}
-
 }  // namespace
 
 const char* to_string(TrimStatus status) {
@@ -100,26 +84,48 @@ TrimStatus classify_trim_errno(int error, std::uint64_t range_start) {
   }
 }
 
-TrimOutcome FitrimTrimmer::trim(const TrimTarget& target, const TrimRange& range) {
-  UniqueFd fd(::open(target.mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    const int error = errno;
-    return syscall_failure("cannot open " + target.mount_point, error);
+RawTrim fitrim_raw(const char* mount_point, dev_t device, const TrimRange& range) noexcept {
+  RawTrim raw;
+  UniqueFd fd(::open(mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) return RawTrim{RawTrim::Open, errno, 0, 0};
+  // After an unmount the mount point is a plain directory of the parent
+  // filesystem; without this check we would trim the filesystem underneath.
+  if (device != 0) {
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return RawTrim{RawTrim::Stat, errno, 0, 0};
+    if (st.st_dev != device) return RawTrim{RawTrim::WrongDevice, ESTALE, 0, st.st_dev};
   }
-  if (auto gone = check_still_mounted(target, fd.get())) return *gone;
-
   struct fstrim_range kernel_range {};
   kernel_range.start = range.start;
   kernel_range.len = range.len;
   kernel_range.minlen = range.minlen;
-  if (::ioctl(fd.get(), FITRIM, &kernel_range) != 0) {
-    const int error = errno;
-    return syscall_failure("FITRIM on " + target.mount_point + " failed", error, range.start);
-  }
+  if (::ioctl(fd.get(), FITRIM, &kernel_range) != 0) return RawTrim{RawTrim::Ioctl, errno, 0, 0};
+  raw.bytes = kernel_range.len;
+  return raw;
+}
 
-  TrimOutcome outcome;
-  outcome.bytes_reported = kernel_range.len;
-  return outcome;
+TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimRange& range) {
+  const std::string& where = target.mount_point;
+  switch (raw.step) {
+    case RawTrim::Done: {
+      TrimOutcome outcome;
+      outcome.bytes_reported = raw.bytes;
+      return outcome;
+    }
+    case RawTrim::Open: return syscall_failure("cannot open " + where, raw.error);
+    case RawTrim::Stat: return syscall_failure("cannot stat " + where, raw.error);
+    case RawTrim::WrongDevice:
+      return failure(TrimStatus::Gone, ESTALE,
+                     where + " is no longer the filesystem on " + device_name(target.device) +
+                         " (now " + device_name(static_cast<dev_t>(raw.seen_device)) +
+                         "): not trimming");
+    default:
+      return syscall_failure("FITRIM on " + where + " failed", raw.error, range.start);
+  }
+}
+
+TrimOutcome FitrimTrimmer::trim(const TrimTarget& target, const TrimRange& range) {
+  return outcome_of(fitrim_raw(target.mount_point.c_str(), target.device, range), target, range);
 }
 
 }  // namespace trimd

@@ -39,6 +39,22 @@ class Trimmer {
   virtual TrimOutcome trim(const TrimTarget& target, const TrimRange& range) = 0;
 };
 
+// One FITRIM attempt in plain integers: what a forked child computes without
+// allocating (it may only make async-signal-safe calls) and hands back to
+// the daemon through a pipe. The daemon turns it into a TrimOutcome.
+struct RawTrim {
+  enum Step : std::int32_t { Done = 0, Open = 1, Stat = 2, WrongDevice = 3, Ioctl = 4 };
+  std::int32_t step = Done;
+  std::int32_t error = 0;            // errno of the failed step
+  std::uint64_t bytes = 0;           // range.len as the kernel wrote it back
+  std::uint64_t seen_device = 0;     // st_dev found at the mount point (WrongDevice)
+};
+
+// open, fstat (when target.device != 0), ioctl(FITRIM), close. Only system
+// calls: safe between fork() and _exit().
+RawTrim fitrim_raw(const char* mount_point, dev_t device, const TrimRange& range) noexcept;
+TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimRange& range);
+
 // Real FITRIM. Thread-safe: it holds no state.
 class FitrimTrimmer final : public Trimmer {
  public:

@@ -2,6 +2,7 @@
 its debug log (chunks, pauses, passes) and its footprint in /proc."""
 import contextlib
 import datetime
+import json
 import os
 import re
 
@@ -123,6 +124,26 @@ def parse_log(path):
                            "duration": e["duration"], "chunks": int(e["chunks"]),
                            "pauses": int(e["pauses"])})
     return events
+
+
+PREEMPTED = re.compile(r": preempted (\{.*\})\s*$")
+
+
+def preemptions(path):
+    """trimd's structured preemption records (one JSON object per chunk it
+    killed for foreground I/O: disk, reason, chunk, killed_at_us,
+    exited_at_us), in order."""
+    out = []
+    for raw in _read(path).splitlines():
+        m = PREEMPTED.search(ANSI.sub("", raw))
+        if m:
+            with contextlib.suppress(ValueError):
+                out.append(json.loads(m.group(1)))
+    return out
+
+
+def pass_ended(log_path):
+    return any(e["kind"] == "pass_end" for e in parse_log(log_path))
 
 
 def pass_summary(events, mount=None):

@@ -5,7 +5,7 @@ trimmed.
 Configurations, each on a fresh twin: no trim (the baseline); fstrim
 started a few seconds into the load; trimd (daemon) started at the same
 moment, then left to reclaim once the load stops; and trimd whose pass has
-already begun when the load arrives (a chunk in flight cannot yield), with
+already begun when the load arrives (trimd kills the chunk in flight), with
 trimd's chunk size and with small chunks (Params.small_chunk: what a
 smaller chunk_size would buy). Last, no trim again: how much the baseline
 itself moves on this shared machine.
@@ -15,6 +15,8 @@ import os
 import time
 
 from lib import disks, guard, latency, populate, trimd
+
+from . import w2_reaction
 from lib.context import residual_fstrim
 from lib.guard import HarnessError, say
 
@@ -57,6 +59,12 @@ def run(bench):
         if name == "fstrim":
             reference = res
             out["reference_alloc"] = res["alloc_end"]
+    say("W2: reaction time")
+    try:
+        out["reaction"] = w2_reaction.run(bench, template, bench.p.w2_reactions)
+    except HarnessError as e:  # the configurations above stand on their own
+        say(f"W2 reaction failed: {e}")
+        out["reaction"] = {"error": str(e), "samples_ms": []}
     return out
 
 
@@ -81,6 +89,11 @@ def run_config(bench, template, name, reference):
             res["trimd_events"] = trimd.parse_log(log_path)
             res["trimd_pass"] = trimd.pass_summary(res["trimd_events"], mnt)
             reported = trimd.reported_bytes(res["trimd_events"], mnt)
+            # Killed calls report nothing, but what they sent is in their record.
+            res["preemptions"] = trimd.preemptions(log_path)
+            redone = sum(p.get("discarded", 0) for p in res["preemptions"])
+            res["redone_bytes"] = redone
+            reported = None if reported is None else reported + redone
         elif name == "fstrim":
             with open(os.path.join(raw, "fstrim.log")) as f:
                 reported = disks.fstrim_bytes(f.read())
@@ -156,17 +169,13 @@ def wait_exit(proc, timeout):
     return time.time()
 
 
-def pass_ended(log_path):
-    return any(e["kind"] == "pass_end" for e in trimd.parse_log(log_path))
-
-
 def wait_reclaim(bench, alloc, load_end, reference, log_path):
     """After the load: until trimd's pass ends. Reclaimed: back to fstrim's
     allocation, but for 1% of what fstrim freed."""
     freed = max(0, reference["alloc_start"] - reference["alloc_end"])
     level = reference["alloc_end"] + max(RECLAIM_SLACK * freed, disks.MiB)
     deadline = time.time() + bench.p.idle_window_s + 3 * reference["fstrim_s"] + 30
-    while time.time() < deadline and not pass_ended(log_path):
+    while time.time() < deadline and not trimd.pass_ended(log_path):
         time.sleep(0.2)
     reclaimed_at = alloc.first_at_or_below(level)
     return {"reclaim_level": level, "reclaimed_at": reclaimed_at,

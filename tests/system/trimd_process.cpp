@@ -220,19 +220,36 @@ DiscardCounters discard_counters(const std::string& disk_name) {
   throw std::runtime_error(disk_name + " is not in /proc/diskstats");
 }
 
-std::optional<std::uint64_t> state_cursor(const std::string& state_file,
-                                          const std::string& mount_point) {
+namespace {
+
+// The state file's record for `mount_point`, or nothing.
+std::optional<toml::table> state_record(const std::string& state_file,
+                                        const std::string& mount_point) {
   const toml::table document = toml::parse_file(state_file);
   for (auto&& [id, node] : document) {
     const toml::table* record = node.as_table();
-    if (!record || record->get("mount_point") == nullptr ||
-        record->get("mount_point")->value<std::string>() != mount_point)
-      continue;
-    if (const auto cursor = (*record)["cursor"].value<std::int64_t>())
-      return static_cast<std::uint64_t>(*cursor);
-    return std::nullopt;
+    if (record && record->get("mount_point") != nullptr &&
+        record->get("mount_point")->value<std::string>() == mount_point)
+      return *record;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> state_cursor(const std::string& state_file,
+                                          const std::string& mount_point) {
+  const auto record = state_record(state_file, mount_point);
+  if (!record) return std::nullopt;
+  if (const auto cursor = (*record)["cursor"].value<std::int64_t>())
+    return static_cast<std::uint64_t>(*cursor);
+  return std::nullopt;
+}
+
+std::string state_last_result(const std::string& state_file, const std::string& mount_point) {
+  const auto record = state_record(state_file, mount_point);
+  if (!record) return {};
+  return (*record)["last_result"].value<std::string>().value_or("");
 }
 
 // ---- images to trim ------------------------------------------------------------------

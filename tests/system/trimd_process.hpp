@@ -109,6 +109,9 @@ DiscardCounters discard_counters(const std::string& disk_name);  // "loop3"
 std::optional<std::uint64_t> state_cursor(const std::string& state_file,
                                           const std::string& mount_point);
 
+// The record's `last_result` ("success", "failed: ...", ...); "" when none.
+std::string state_last_result(const std::string& state_file, const std::string& mount_point);
+
 // ---- images to trim ----------------------------------------------------------
 
 // Mounted without discard (btrfs defaults to discard=async, which would trim

@@ -52,6 +52,14 @@ inline Config quick_config() {
 class ManagerTest : public ::testing::Test {
  protected:
   TimePoint now = Clock::from_time_t(1'800'000'000);
+  // The monotonic clock: moves with `now`, except when a test steps the wall clock.
+  SteadyPoint mono = SteadyPoint{} + std::chrono::hours{1};
+
+  template <typename Rep, typename Period>
+  void advance(std::chrono::duration<Rep, Period> d) {
+    now += std::chrono::duration_cast<Clock::duration>(d);
+    mono += std::chrono::duration_cast<SteadyClock::duration>(d);
+  }
   std::map<std::string, DiskCounters> disks;
   std::set<std::string> busy;
 
@@ -76,7 +84,7 @@ class ManagerTest : public ::testing::Test {
   // Let `seconds` pass, sampling once a second.
   void pass_time(Manager& m, int seconds) {
     for (int i = 0; i < seconds; ++i) {
-      now += 1s;
+      advance(1s);
       sample(m);
     }
   }
@@ -109,20 +117,20 @@ class ManagerTest : public ::testing::Test {
   std::vector<ChunkJob> track_and_start(Manager& m, const DiscoveredFs& fs) {
     m.update_filesystems({fs}, now);
     pass_time(m, 6);
-    return m.take_jobs(now);
+    return m.take_jobs(now, mono);
   }
 
   // Run chunks (each succeeding) until none is handed out; returns how many.
   int run_to_completion(Manager& m, int max_chunks = 1000) {
     int chunks = 0;
     for (int guard = 0; guard < max_chunks; ++guard) {
-      auto jobs = m.take_jobs(now);
+      auto jobs = m.take_jobs(now, mono);
       if (jobs.empty()) break;
       for (auto& job : jobs) {
-        m.chunk_finished(job, ok(job), now);
+        m.chunk_finished(job, ok(job), now, mono);
         ++chunks;
       }
-      now += 1ms;
+      advance(1ms);
     }
     return chunks;
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,33 @@ TEST_F(IdlenessModelTest, OwnDiscardsDoNotCountAsActivity) {
   }
   EXPECT_TRUE(model.disk_idle(disk.name, kT0 + seconds{40}));
   EXPECT_EQ(model.counters(disk.name)->sectors_discarded, 4u << 21);
+}
+
+// With a 200 ms sample interval, ext4's bitmap reads for one FITRIM crossed
+// max_iops and trimd paused itself: the runner's own bytes are taken out.
+TEST_F(IdlenessModelTest, TrimdsOwnBitmapReadsNeverMakeADiskLookBusy) {
+  model.observe(sample_of({&disk}), kT0);
+  disk.read(40, 40 * 8, 30);  // 40 reads of 4 KiB in 200 ms: 200 iops
+  disk.discard(10, 2048, 150);
+  const std::map<std::string, IoBytes> own{{"loop0", IoBytes{40 * 4096, 0}}};
+  model.observe(sample_of({&disk}), kT0 + milliseconds{200}, own);
+  EXPECT_FALSE(model.activity(disk.name)->active);
+  EXPECT_EQ(model.quiet_since(disk.name), kT0);
+
+  disk.read(40, 40 * 8, 30);  // the same reads, but nobody claims them
+  model.observe(sample_of({&disk}), kT0 + milliseconds{400});
+  EXPECT_TRUE(model.activity(disk.name)->active);
+  EXPECT_EQ(model.first_busy({disk.name}, kT0 + milliseconds{400})->limit, IdleLimit::Iops);
+}
+
+TEST_F(IdlenessModelTest, AfterAPreemptionTheDiskWaitsAWholeWindowAgain) {
+  for (int s = 0; s <= 30; s += 10) observe(seconds{s});
+  ASSERT_TRUE(model.disk_idle(disk.name, kT0 + seconds{30}));
+  model.mark_busy({disk.name}, kT0 + seconds{30});
+  EXPECT_FALSE(model.disk_idle(disk.name, kT0 + seconds{31}));
+  observe(seconds{31});
+  EXPECT_FALSE(model.disk_idle(disk.name, kT0 + seconds{60}));
+  EXPECT_TRUE(model.disk_idle(disk.name, kT0 + seconds{61}));
 }
 
 TEST_F(IdlenessModelTest, IopsExactlyAtTheThresholdAreQuiet) {

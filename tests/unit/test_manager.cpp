@@ -29,14 +29,14 @@ TEST_F(ManagerTest, NoChunkStartsUntilTheDisksHaveBeenQuietForTheIdleWindow) {
   m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
   busy.insert("loop0");
   pass_time(*m, 20);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(m->statuses(now)[0].state, FsState::Waiting);
 
   busy.clear();
   pass_time(*m, 3);
-  EXPECT_TRUE(m->take_jobs(now).empty()) << "quiet for less than the idle window";
+  EXPECT_TRUE(m->take_jobs(now, mono).empty()) << "quiet for less than the idle window";
   pass_time(*m, 3);
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
 }
 
 TEST_F(ManagerTest, ForegroundIoBetweenChunksStopsThePassUntilIdleAgain) {
@@ -44,16 +44,16 @@ TEST_F(ManagerTest, ForegroundIoBetweenChunksStopsThePassUntilIdleAgain) {
   auto m = make();
   m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
   pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
 
   busy.insert("loop0");
   pass_time(*m, 1);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   busy.clear();
   pass_time(*m, 6);
-  jobs = m->take_jobs(now);
+  jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, GiB) << "continues where it stopped";
 }
@@ -68,7 +68,7 @@ TEST_F(ManagerTest, AnUnfinishedPassResumesFromThePersistedCursor) {
   auto jobs = track_and_start(*m, fs);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, 6 * GiB);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   EXPECT_EQ(run_to_completion(*m), 3);
 }
 
@@ -78,7 +78,7 @@ TEST_F(ManagerTest, ProgressIsPersistedAfterEveryChunk) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);
   m->mark_state_saved();
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   EXPECT_TRUE(m->state_dirty());
   EXPECT_EQ(m->persistent_state().at(fs.id).cursor, GiB);
 }
@@ -88,11 +88,11 @@ TEST_F(ManagerTest, TwoFilesystemsOnOneDiskNeverTrimAtTheSameTime) {
   auto m = make();
   m->update_filesystems({make_fs("/a", "sda"), make_fs("/b", "sda")}, now);
   pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
+  auto jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_TRUE(m->take_jobs(now).empty()) << "the disk is still busy with the first chunk";
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty()) << "the disk is still busy with the first chunk";
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
 }
 
 TEST_F(ManagerTest, FilesystemsOnDifferentDisksAreTrimmedInParallel) {
@@ -101,7 +101,7 @@ TEST_F(ManagerTest, FilesystemsOnDifferentDisksAreTrimmedInParallel) {
   auto m = make();
   m->update_filesystems({make_fs("/a", "sda"), make_fs("/b", "sdb")}, now);
   pass_time(*m, 6);
-  EXPECT_EQ(m->take_jobs(now).size(), 2u);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 2u);
 }
 
 TEST_F(ManagerTest, AFilesystemWithoutFitrimIsMarkedUnsupportedAndNotTriedAgain) {
@@ -109,10 +109,10 @@ TEST_F(ManagerTest, AFilesystemWithoutFitrimIsMarkedUnsupportedAndNotTriedAgain)
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
   auto jobs = track_and_start(*m, fs);
-  m->chunk_finished(jobs[0], failed(TrimStatus::Unsupported), now);
-  now += std::chrono::hours{24 * 30};
+  m->chunk_finished(jobs[0], failed(TrimStatus::Unsupported), now, mono);
+  advance(std::chrono::hours{24 * 30});
   sample(*m);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(m->status(fs.id, now)->state, FsState::Unsupported);
   EXPECT_THROW(m->trim_now({fs.id}, true, now), ManagerError);
 }
@@ -122,7 +122,7 @@ TEST_F(ManagerTest, RangePastTheEndCompletesThePass) {
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
   auto jobs = track_and_start(*m, fs);
-  m->chunk_finished(jobs[0], failed(TrimStatus::PastEnd), now);
+  m->chunk_finished(jobs[0], failed(TrimStatus::PastEnd), now, mono);
   EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
 }
 
@@ -131,15 +131,15 @@ TEST_F(ManagerTest, AVanishedFilesystemKeepsItsCursorForWhenItReturns) {
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
   auto jobs = track_and_start(*m, fs);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  jobs = m->take_jobs(now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  jobs = m->take_jobs(now, mono);
   m->update_filesystems({}, now);  // unmounted while the chunk runs
-  m->chunk_finished(jobs[0], failed(TrimStatus::Gone), now);
+  m->chunk_finished(jobs[0], failed(TrimStatus::Gone), now, mono);
   EXPECT_TRUE(m->statuses(now).empty());
   EXPECT_EQ(m->persistent_state().at(fs.id).cursor, GiB);
 
   m->update_filesystems({fs}, now);
-  jobs = m->take_jobs(now);
+  jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, GiB);
 }
@@ -149,7 +149,7 @@ TEST_F(ManagerTest, AFailedChunkFailsThePassAndRetriesWithinTheHour) {
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
   auto jobs = track_and_start(*m, fs);
-  m->chunk_finished(jobs[0], failed(TrimStatus::Error), now);
+  m->chunk_finished(jobs[0], failed(TrimStatus::Error), now, mono);
   auto status = m->status(fs.id, now);
   EXPECT_EQ(status->state, FsState::Error);
   EXPECT_EQ(status->last_result, "failed: simulated");
@@ -164,14 +164,14 @@ TEST_F(ManagerTest, AnOverdueFilesystemIsTrimmedGentlyWhileItsDisksStayBusy) {
   m->update_filesystems({fs}, now);
   busy.insert("loop0");
   pass_time(*m, 10);
-  auto jobs = m->take_jobs(now);
+  auto jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.len, quick_config().trim.gentle_chunk_bytes);
   EXPECT_TRUE(m->status(fs.id, now)->gentle);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  EXPECT_TRUE(m->take_jobs(now).empty()) << "a gentle pass waits gentle_pause between chunks";
-  now += quick_config().trim.gentle_pause;
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty()) << "a gentle pass waits gentle_pause between chunks";
+  advance(quick_config().trim.gentle_pause);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
 }
 
 TEST_F(ManagerTest, TheRateLimitSpacesChunksByTheirRange) {
@@ -181,12 +181,12 @@ TEST_F(ManagerTest, TheRateLimitSpacesChunksByTheirRange) {
   auto m = make(config);
   m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
   pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  now += 1900ms;
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  now += 200ms;
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
+  auto jobs = m->take_jobs(now, mono);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  advance(1900ms);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  advance(200ms);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
 }
 
 TEST_F(ManagerTest, AFilesystemOnARotationalDiskIsDisabledWhenSkipRotationalIsSet) {
@@ -198,7 +198,7 @@ TEST_F(ManagerTest, AFilesystemOnARotationalDiskIsDisabledWhenSkipRotationalIsSe
   auto m = make(config);
   m->update_filesystems({fs}, now);
   pass_time(*m, 6);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(m->status(fs.id, now)->state, FsState::Disabled);
 }
 
@@ -208,8 +208,8 @@ TEST_F(ManagerTest, WaitingForIdleDisksLeavesWakingUpToTheNextSample) {
   m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
   busy.insert("loop0");
   pass_time(*m, 3);
-  EXPECT_TRUE(m->take_jobs(now).empty());
-  EXPECT_GT(m->next_wakeup(now), now + 1min) << "a timer at 'now' would spin the loop";
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_GT(m->next_wakeup(now, mono), now + 1min) << "a timer at 'now' would spin the loop";
 }
 
 TEST_F(ManagerTest, BetweenChunksTheNextWakeupIsWhenThePauseEnds) {
@@ -219,9 +219,9 @@ TEST_F(ManagerTest, BetweenChunksTheNextWakeupIsWhenThePauseEnds) {
   auto m = make(config);
   m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
   pass_time(*m, 6);
-  auto jobs = m->take_jobs(now);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  EXPECT_EQ(m->next_wakeup(now), now + 300ms);
+  auto jobs = m->take_jobs(now, mono);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  EXPECT_EQ(m->next_wakeup(now, mono), now + 300ms);
 }
 
 TEST_F(ManagerTest, APassOnAFilesystemUnmountedMidPassIsReportedAsNotCompleted) {
@@ -229,7 +229,7 @@ TEST_F(ManagerTest, APassOnAFilesystemUnmountedMidPassIsReportedAsNotCompleted) 
   auto fs = make_fs("/mnt/a", "loop0");
   auto m = make();
   auto jobs = track_and_start(*m, fs);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   m->update_filesystems({}, now);
   EXPECT_FALSE(m->passes_active());
   ASSERT_EQ(m->finished_results().count(fs.id), 1u);
@@ -243,10 +243,10 @@ TEST_F(ManagerTest, AMountPointThatKeepsVanishingFailsThePassAfterAFewRetries) {
   m->update_filesystems({fs}, now);
   pass_time(*m, 6);
   for (int attempt = 0; attempt < 4; ++attempt) {
-    auto jobs = m->take_jobs(now);
+    auto jobs = m->take_jobs(now, mono);
     ASSERT_EQ(jobs.size(), 1u) << "attempt " << attempt;
-    m->chunk_finished(jobs[0], failed(TrimStatus::Gone), now);
-    now += 31s;
+    m->chunk_finished(jobs[0], failed(TrimStatus::Gone), now, mono);
+    advance(31s);
     sample(*m);
   }
   EXPECT_FALSE(m->passes_active());
@@ -265,20 +265,20 @@ TEST_F(ManagerTest, TimedChunksStartSmallAndFollowTheSpeedOfTheLastCalls) {
   auto finish_in = [&](ChunkJob& job, Duration took) {
     ChunkResult r = ok(job);
     r.elapsed = took;
-    m->chunk_finished(job, r, now);
+    m->chunk_finished(job, r, now, mono);
   };
   finish_in(jobs[0], 4s);  // 16 MiB/s: a slow device
-  jobs = m->take_jobs(now);
+  jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.len, 16u << 20) << "16 MiB/s in 0.5 s would be 8 MiB: the floor";
 
   finish_in(jobs[0], 1ms);  // suddenly very fast: grows, up to chunk_size
   for (int i = 0; i < 5; ++i) {
-    jobs = m->take_jobs(now);
+    jobs = m->take_jobs(now, mono);
     ASSERT_EQ(jobs.size(), 1u);
     finish_in(jobs[0], 1ms);
   }
-  jobs = m->take_jobs(now);
+  jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.len, quick_config().trim.chunk_bytes);
 }

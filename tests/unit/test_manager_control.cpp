@@ -12,13 +12,13 @@ TEST_F(ManagerTest, PauseStopsNewChunksAndResumeContinuesFromTheCursor) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);
   m->pause({fs.id}, now);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);  // the chunk in the kernel completes
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);  // the chunk in the kernel completes
   pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(m->status(fs.id, now)->state, FsState::Paused);
 
   m->resume({fs.id}, now);
-  jobs = m->take_jobs(now);
+  jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, GiB);
 }
@@ -30,10 +30,10 @@ TEST_F(ManagerTest, PausingEverythingAlsoHoldsFilesystemsThatAppearLater) {
   m->pause({}, now);
   m->update_filesystems({make_fs("/a", "sda"), make_fs("/b", "sdb")}, now);
   pass_time(*m, 6);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(m->state(), "paused");
   m->resume({}, now);
-  EXPECT_EQ(m->take_jobs(now).size(), 2u);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 2u);
 }
 
 TEST_F(ManagerTest, CancelEndsThePassAndRecordsCancelled) {
@@ -42,8 +42,8 @@ TEST_F(ManagerTest, CancelEndsThePassAndRecordsCancelled) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);
   m->cancel({fs.id}, now);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(m->status(fs.id, now)->last_result, "cancelled");
   EXPECT_FALSE(m->passes_active());
 }
@@ -55,9 +55,9 @@ TEST_F(ManagerTest, TrimNowIgnoringIdleRunsOnBusyDisksBeforeTheFilesystemIsDue) 
   m->update_filesystems({fs}, now);
   busy.insert("loop0");
   pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   m->trim_now({fs.id}, true, now);
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
 }
 
 TEST_F(ManagerTest, NotifyFreedMakesTheFilesystemDueAtTheNextIdleWindow) {
@@ -66,9 +66,9 @@ TEST_F(ManagerTest, NotifyFreedMakesTheFilesystemDueAtTheNextIdleWindow) {
   auto m = make(quick_config(), trimmed_at(fs, now));
   m->update_filesystems({fs}, now);
   pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
   m->notify_freed(fs.id, 50 * GiB, now);
-  EXPECT_EQ(m->take_jobs(now).size(), 1u);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
 }
 
 TEST_F(ManagerTest, UnknownIdsAreRejectedWithNotFound) {
@@ -102,5 +102,5 @@ TEST_F(ManagerTest, StopHandsOutNoMoreChunks) {
   m->update_filesystems({make_fs("/mnt/a", "loop0")}, now);
   pass_time(*m, 6);
   m->stop();
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
 }

@@ -1,0 +1,188 @@
+#include "chunk_runner.hpp"
+
+#include <sys/epoll.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <poll.h>
+
+namespace trimd {
+
+namespace {
+
+std::optional<std::uint64_t> discarded(const std::vector<DiskStat>& sample,
+                                       const std::vector<std::string>& disks) {
+  std::uint64_t sectors = 0;
+  for (const auto& disk : disks) {
+    auto it = std::find_if(sample.begin(), sample.end(),
+                           [&](const DiskStat& s) { return s.name == disk; });
+    if (it == sample.end()) return std::nullopt;
+    sectors += it->counters.sectors_discarded;
+  }
+  return sectors * kDiskstatsSectorBytes;
+}
+
+std::int64_t wall_usec() { return to_usec(Clock::now()); }
+
+}  // namespace
+
+struct ChunkRunner::Chunk {
+  ChunkJob job;
+  std::unique_ptr<RunnerProcess> process;
+  std::chrono::steady_clock::time_point started;
+  std::optional<std::uint64_t> discarded_before;
+  std::optional<PreemptionWatch> watch;
+  IoBytes io_charged;  // of its own I/O, what take_own_io() has handed out
+  std::optional<ChunkEnd> killed;  // why trimd killed it
+  PreemptDecision decision;
+  std::int64_t killed_at_usec = 0;
+};
+
+ChunkRunner::ChunkRunner(EventLoop& loop, Sampler sample, Duration preempt_interval,
+                         OnDone on_done)
+    : loop_(loop), sample_(std::move(sample)), interval_(preempt_interval),
+      on_done_(std::move(on_done)), timer_(loop, [this] { check_preemption(); }) {}
+
+ChunkRunner::~ChunkRunner() {
+  for (auto& [serial, chunk] : chunks_) loop_.remove(chunk->process->pidfd());
+}
+
+void ChunkRunner::start(ChunkJob job) {
+  auto chunk = std::make_unique<Chunk>();
+  const auto sample = sample_();
+  chunk->discarded_before = discarded(sample, job.disks);
+  chunk->started = std::chrono::steady_clock::now();
+  chunk->process = std::make_unique<RunnerProcess>(job.target, job.range);
+  chunk->watch.emplace(job.disks, sample, IoBytes{}, unattributed_read_allowance(job.fs_type));
+  chunk->job = std::move(job);
+  const std::uint64_t serial = chunk->job.serial;
+  loop_.add(chunk->process->pidfd(), EPOLLIN, [this, serial](std::uint32_t) { on_exit(serial); });
+  chunks_.emplace(serial, std::move(chunk));
+  arm_sampling();
+}
+
+void ChunkRunner::arm_sampling() {
+  if (chunks_.empty())
+    timer_.disarm();
+  else
+    timer_.arm_every(interval_);
+}
+
+void ChunkRunner::charge_own_io(Chunk& chunk, IoBytes total) {
+  const IoBytes fresh = io_delta(chunk.io_charged, total);
+  chunk.io_charged = total;
+  // Not split by disk: the first disk gets it all (the idleness model takes
+  // it out of that disk's reads and writes). Almost every chunk has one disk.
+  if (!chunk.job.disks.empty()) own_io_[chunk.job.disks.front()] += fresh;
+}
+
+std::map<std::string, IoBytes> ChunkRunner::take_own_io() {
+  for (auto& [serial, chunk] : chunks_)
+    if (auto io = chunk->process->io()) charge_own_io(*chunk, *io);
+  return std::exchange(own_io_, {});
+}
+
+void ChunkRunner::check_preemption() {
+  if (chunks_.empty()) return;
+  const auto sample = sample_();
+  for (auto& [serial, chunk] : chunks_) {
+    if (chunk->killed || !chunk->job.preemptible) continue;
+    const auto io = chunk->process->io();
+    if (!io) continue;  // exiting: its pidfd reports it in a moment
+    PreemptDecision decision = chunk->watch->observe(sample, *io);
+    if (!decision.preempt()) continue;
+    chunk->process->kill();
+    chunk->killed = ChunkEnd::Preempted;
+    chunk->decision = std::move(decision);
+    chunk->killed_at_usec = wall_usec();
+  }
+}
+
+void ChunkRunner::stop(std::uint64_t serial) {
+  auto it = chunks_.find(serial);
+  if (it == chunks_.end() || it->second->killed == ChunkEnd::Stopped) return;
+  it->second->process->kill();
+  it->second->killed = ChunkEnd::Stopped;
+  it->second->killed_at_usec = wall_usec();
+}
+
+void ChunkRunner::stop_all() {
+  for (auto& [serial, chunk] : chunks_) stop(serial);
+}
+
+// One JSON object per preemption, for tools (bench/) that time reactions and
+// count the work a redo repeats: `discarded` is what the killed call had
+// already sent, to be sent again.
+void ChunkRunner::log_preemption(const Chunk& chunk, const ChunkReport& report,
+                                 std::int64_t exited_at) {
+  const auto after = discarded(sample_(), report.job.disks);
+  const std::uint64_t lost = chunk.discarded_before && after && *after >= *chunk.discarded_before
+                                 ? *after - *chunk.discarded_before
+                                 : 0;
+  spdlog::info("{}: preempted {{\"event\":\"preempted\",\"disk\":\"{}\",\"reason\":\"{}\","
+               "\"foreground_bytes\":{},\"start\":{},\"len\":{},\"discarded\":{},"
+               "\"killed_at_us\":{},\"exited_at_us\":{}}}",
+               report.job.target.mount_point, report.decision.disk,
+               to_string(report.decision.reason), report.decision.foreground_bytes,
+               report.job.range.start, report.job.range.len, lost, chunk.killed_at_usec,
+               exited_at);
+}
+
+void ChunkRunner::on_exit(std::uint64_t serial) {
+  auto it = chunks_.find(serial);
+  if (it == chunks_.end()) return;
+  std::unique_ptr<Chunk> chunk = std::move(it->second);
+  chunks_.erase(it);
+  loop_.remove(chunk->process->pidfd());
+  arm_sampling();
+  if (auto io = chunk->process->io()) charge_own_io(*chunk, *io);  // a zombie still tells
+  const RunnerProcess::Exit exit = chunk->process->reap();
+  const std::int64_t exited_at = wall_usec();
+
+  ChunkReport report;
+  report.job = std::move(chunk->job);
+  report.result.elapsed = std::chrono::duration_cast<Duration>(
+      std::chrono::steady_clock::now() - chunk->started);
+  const std::string& where = report.job.target.mount_point;
+  if (exit.raw && exit.status == 0 && exit.signal == 0) {
+    // Finished, even if a kill came too late to matter: the work is done.
+    report.end = ChunkEnd::Finished;
+    report.result.outcome = outcome_of(*exit.raw, report.job.target, report.job.range);
+    const auto after = discarded(sample_(), report.job.disks);
+    if (chunk->discarded_before && after && *after >= *chunk->discarded_before)
+      report.result.bytes_discarded = *after - *chunk->discarded_before;
+  } else if (chunk->killed) {
+    report.end = *chunk->killed;
+    report.decision = chunk->decision;
+    if (report.end == ChunkEnd::Preempted) log_preemption(*chunk, report, exited_at);
+  } else {
+    report.end = ChunkEnd::Died;
+    report.why = exit.signal ? std::string("killed by signal ") + strsignal(exit.signal)
+                             : "exited with status " + std::to_string(exit.status);
+    spdlog::warn("{}: the FITRIM runner (pid {}) {}; the chunk will be retried", where,
+                 chunk->process->pid(), report.why);
+  }
+  on_done_(report);
+}
+
+bool ChunkRunner::drain(Duration timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!chunks_.empty()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    std::vector<pollfd> fds;
+    std::vector<std::uint64_t> serials;
+    for (auto& [serial, chunk] : chunks_) {
+      fds.push_back(pollfd{chunk->process->pidfd(), POLLIN, 0});
+      serials.push_back(serial);
+    }
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) <= 0) continue;
+    for (std::size_t i = 0; i < fds.size(); ++i)
+      if (fds[i].revents) on_exit(serials[i]);
+  }
+  return true;
+}
+
+}  // namespace trimd

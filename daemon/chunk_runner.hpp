@@ -1,0 +1,75 @@
+// The chunks in flight, each FITRIM in its own child process (RunnerProcess),
+// watched from the event loop through its pidfd. While any chunk runs, and
+// only then, the chunks' disks are sampled every `preempt_interval`: a
+// preemptible chunk whose disks see foreground I/O (its own I/O discounted,
+// see lib/preemption.hpp) is killed at once. The manager decides what a
+// preempted or stopped chunk means; this class only runs and kills.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "event_loop.hpp"
+#include "manager.hpp"
+#include "preemption.hpp"
+#include "runner_process.hpp"
+
+namespace trimd {
+
+enum class ChunkEnd {
+  Finished,   // FITRIM returned: `result` says how
+  Preempted,  // killed for foreground I/O
+  Stopped,    // killed on request (shutdown, pause, cancel)
+  Died,       // killed by someone else, or crashed: retried like a preemption
+};
+
+struct ChunkReport {
+  ChunkJob job;
+  ChunkEnd end = ChunkEnd::Finished;
+  ChunkResult result;  // for Finished
+  PreemptDecision decision;  // for Preempted
+  std::string why;  // for Died
+};
+
+class ChunkRunner {
+ public:
+  using OnDone = std::function<void(const ChunkReport&)>;
+  using Sampler = std::function<std::vector<DiskStat>()>;
+
+  ChunkRunner(EventLoop& loop, Sampler sample, Duration preempt_interval, OnDone on_done);
+  ~ChunkRunner();  // kills and reaps every child still running
+
+  void set_preempt_interval(Duration interval) { interval_ = interval; }
+  void start(ChunkJob job);
+  std::size_t running() const { return chunks_.size(); }
+  bool running_job(std::uint64_t serial) const { return chunks_.count(serial) != 0; }
+  // Kill on request: reported back as Stopped.
+  void stop(std::uint64_t serial);
+  void stop_all();
+  // Runs the loop until every child has been reaped or `timeout` passed.
+  bool drain(Duration timeout);
+  // The runners' own block-layer bytes per disk since the last call, for the
+  // idleness model (the same discounting as preemption).
+  std::map<std::string, IoBytes> take_own_io();
+
+ private:
+  struct Chunk;
+  void check_preemption();
+  void on_exit(std::uint64_t serial);
+  void log_preemption(const Chunk& chunk, const ChunkReport& report, std::int64_t exited_at);
+  void charge_own_io(Chunk& chunk, IoBytes total);
+  void arm_sampling();
+
+  EventLoop& loop_;
+  Sampler sample_;
+  Duration interval_;
+  OnDone on_done_;
+  Timer timer_;
+  std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
+  std::map<std::string, IoBytes> own_io_;
+};
+
+}  // namespace trimd

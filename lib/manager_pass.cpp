@@ -1,0 +1,143 @@
+// A pass's beginning and end, chunks that did not finish (preempted, killed
+// on request), and how results and waits read as text at the edges.
+#include <spdlog/spdlog.h>
+
+#include "chunk_sizing.hpp"
+#include "manager.hpp"
+#include "manager_tracked.hpp"
+
+namespace trimd {
+
+namespace {
+
+constexpr std::string_view kFailedPrefix = "failed: ";
+constexpr std::string_view kInterruptedPrefix = "interrupted: ";
+
+}  // namespace
+
+std::string PassOutcome::text() const {
+  switch (result) {
+    case PassResult::Success: return "success";
+    case PassResult::Failed: return std::string(kFailedPrefix) + detail;
+    case PassResult::Cancelled: return "cancelled";
+    case PassResult::Unsupported: return "unsupported";
+    case PassResult::Interrupted: return std::string(kInterruptedPrefix) + detail;
+  }
+  return "unknown";
+}
+
+std::optional<PassOutcome> PassOutcome::parse(std::string_view text) {
+  if (text == "success") return PassOutcome{PassResult::Success, {}};
+  if (text == "cancelled") return PassOutcome{PassResult::Cancelled, {}};
+  if (text == "unsupported") return PassOutcome{PassResult::Unsupported, {}};
+  if (text.starts_with(kFailedPrefix))
+    return PassOutcome{PassResult::Failed, std::string(text.substr(kFailedPrefix.size()))};
+  if (text == "failed") return PassOutcome{PassResult::Failed, {}};
+  if (text.starts_with(kInterruptedPrefix))
+    return PassOutcome{PassResult::Interrupted,
+                       std::string(text.substr(kInterruptedPrefix.size()))};
+  return std::nullopt;
+}
+
+std::string Wait::text() const {
+  switch (reason) {
+    case WaitReason::None: return {};
+    case WaitReason::DisksBusy:
+      return "waiting for the disks to go idle (" + busy.disk + ": " + to_string(busy.limit) + ")";
+    case WaitReason::OutsideWindow: return "outside the trim window";
+    case WaitReason::DiskShared: return "another filesystem on the same disk is being trimmed";
+    case WaitReason::Paused: return "paused on request";
+    case WaitReason::Pacing: return "pausing between chunks";
+    case WaitReason::GoneRetry: return "the mount point changed; looking again shortly";
+  }
+  return {};
+}
+
+void Manager::start_pass(Tracked& fs, TimePoint now) {
+  Pass& pass = fs.pass.emplace();
+  pass.start = now;
+  if (fs.request) {
+    pass.forced = true;
+    pass.ignore_idle = fs.request->ignore_idle;
+    fs.request.reset();
+  }
+  if (fs.policy.chunk_time.count() > 0)
+    spdlog::info("{}: trim pass starting ({}, {}, chunks of up to {} sized to take {})",
+                 fs.fs.mount.mount_point, fs.fs.mount.fs_type,
+                 format_size(fs.fs.geometry.size_bytes), format_size(fs.policy.chunk_bytes),
+                 format_duration(fs.policy.chunk_time));
+  else
+    spdlog::info("{}: trim pass starting ({}, {} in chunks of {})", fs.fs.mount.mount_point,
+                 fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes),
+                 format_size(fs.policy.chunk_bytes));
+  record_progress(fs);
+  if (listener_) listener_->trim_started(fs.fs.id);
+}
+
+void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
+  const Pass pass = std::move(*fs.pass);
+  fs.pass.reset();
+  fs.wait = Wait{};
+  const auto elapsed = std::chrono::duration_cast<Duration>(now - pass.start);
+  const std::uint64_t bytes = pass.discard_measured ? pass.bytes_discarded : pass.bytes_reported;
+  const std::string text = outcome.text();
+  FsRecord& record = records_[fs.fs.id];
+  record.last_start = pass.start;
+  record.last_end = now;
+  record.last_result = text;
+  record.last_bytes = bytes;
+  record_progress(fs);
+  reschedule(fs, now);
+  bytes_trimmed_total_ += bytes;
+  finished_[fs.fs.id] = outcome;
+
+  auto log = outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn;
+  spdlog::log(log,
+              "{}: trim pass {}: {} discarded (FITRIM reported {}) in {}, {} chunks, {} pauses for "
+              "foreground I/O, {} chunks preempted",
+              fs.fs.mount.mount_point, text, format_size(pass.bytes_discarded),
+              format_size(pass.bytes_reported), format_duration(elapsed), pass.chunks,
+              pass.foreground_pauses, pass.preemptions);
+  if (listener_) listener_->trim_finished(fs.fs.id, text, bytes, elapsed);
+}
+
+void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
+  Tracked* found = chunk_returned(job);
+  if (!found) return;
+  Tracked& fs = *found;
+  Pass& pass = *fs.pass;
+  ++pass.preemptions;
+  // Redone from its start; the second time in a row it comes back smaller.
+  if (++pass.preempted_in_a_row >= 2) pass.shrink_cap = shrunk_after_preemption(job.range.len);
+  idleness_.mark_busy(job.disks, now);
+  pass.not_before = mono + fs.policy.chunk_pause;
+  pass.backoff = WaitReason::Pacing;
+  spdlog::debug("{}: chunk at offset {} preempted ({} in a row)", fs.fs.mount.mount_point,
+                job.range.start, pass.preempted_in_a_row);
+  record_progress(fs);
+  after_chunk(fs, now);
+}
+
+void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
+  Tracked* found = chunk_returned(job);
+  if (!found) return;
+  found->pass->not_before = std::max(found->pass->not_before, mono);
+  record_progress(*found);
+  after_chunk(*found, now);
+}
+
+std::vector<std::uint64_t> Manager::jobs_to_stop() const {
+  std::vector<std::uint64_t> serials;
+  for (const auto& [id, fs] : filesystems_)
+    if (fs->in_flight && (fs->paused || (fs->pass && fs->pass->cancel_requested)))
+      serials.push_back(*fs->in_flight);
+  return serials;
+}
+
+std::map<std::string, std::string> Manager::finished_results() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [id, outcome] : finished_) out[id] = outcome.text();
+  return out;
+}
+
+}  // namespace trimd

@@ -1,0 +1,93 @@
+#include "preemption.hpp"
+
+#include <algorithm>
+
+namespace trimd {
+
+namespace {
+
+std::uint64_t minus(std::uint64_t after, std::uint64_t before) {
+  return after > before ? after - before : 0;
+}
+
+const DiskCounters* find_disk(const std::vector<DiskStat>& sample, const std::string& name) {
+  for (const DiskStat& stat : sample)
+    if (stat.name == name) return &stat.counters;
+  return nullptr;
+}
+
+// `ops` scaled by the share of `bytes` that remained after the discount.
+double remaining_ops(std::uint64_t ops, std::uint64_t bytes, std::uint64_t remaining) {
+  if (bytes == 0) return static_cast<double>(ops);
+  return static_cast<double>(ops) * static_cast<double>(remaining) / static_cast<double>(bytes);
+}
+
+}  // namespace
+
+IoBytes io_delta(const IoBytes& before, const IoBytes& after) {
+  return IoBytes{minus(after.read, before.read), minus(after.write, before.write)};
+}
+
+ForegroundIo foreground_io(const DiskCounters& before, const DiskCounters& after, IoBytes own) {
+  const std::uint64_t read = minus(after.sectors_read, before.sectors_read) * kDiskstatsSectorBytes;
+  const std::uint64_t written =
+      minus(after.sectors_written, before.sectors_written) * kDiskstatsSectorBytes;
+  ForegroundIo io;
+  io.read_bytes = minus(read, own.read);
+  io.write_bytes = minus(written, own.write);
+  io.read_ops =
+      remaining_ops(minus(after.reads_completed, before.reads_completed), read, io.read_bytes);
+  io.write_ops = remaining_ops(minus(after.writes_completed, before.writes_completed), written,
+                               io.write_bytes);
+  return io;
+}
+
+const char* to_string(PreemptReason reason) {
+  switch (reason) {
+    case PreemptReason::None: return "none";
+    case PreemptReason::ForegroundRead: return "foreground read";
+    case PreemptReason::ForegroundWrite: return "foreground write";
+  }
+  return "unknown";
+}
+
+std::uint64_t unattributed_read_allowance(const std::string& fs_type) {
+  if (fs_type == "btrfs") return 256 * 1024;
+  if (fs_type == "ext4") return 128 * 1024;
+  return 0;
+}
+
+PreemptionWatch::PreemptionWatch(const std::vector<std::string>& disks,
+                                 const std::vector<DiskStat>& sample, IoBytes runner,
+                                 std::uint64_t read_allowance)
+    : runner_start_(runner), read_allowance_(read_allowance) {
+  for (const std::string& disk : disks)
+    if (const DiskCounters* c = find_disk(sample, disk)) start_[disk] = *c;
+}
+
+PreemptDecision PreemptionWatch::observe(const std::vector<DiskStat>& sample,
+                                         IoBytes runner) const {
+  // The runner's bytes are not split by disk: each disk's growth absorbs
+  // what is left of them in turn, so none is counted twice.
+  IoBytes own = io_delta(runner_start_, runner);
+  own.read += read_allowance_;
+  PreemptDecision decision;
+  for (const auto& [disk, start] : start_) {
+    const DiskCounters* now = find_disk(sample, disk);
+    if (!now) continue;  // gone: the chunk reports back as Gone
+    const ForegroundIo io = foreground_io(start, *now, own);
+    const std::uint64_t read = minus(now->sectors_read, start.sectors_read) * kDiskstatsSectorBytes;
+    const std::uint64_t written =
+        minus(now->sectors_written, start.sectors_written) * kDiskstatsSectorBytes;
+    own = IoBytes{minus(own.read, read), minus(own.write, written)};
+    if (!io.any()) continue;
+    decision.reason =
+        io.write_bytes > 0 ? PreemptReason::ForegroundWrite : PreemptReason::ForegroundRead;
+    decision.disk = disk;
+    decision.foreground_bytes = io.read_bytes + io.write_bytes;
+    return decision;
+  }
+  return decision;
+}
+
+}  // namespace trimd
