@@ -11,6 +11,8 @@
 #include <algorithm>
 
 #include "bus_service.hpp"
+#include "status_line.hpp"
+#include "watchdog.hpp"
 #include "watchers.hpp"
 
 namespace trimd {
@@ -165,7 +167,7 @@ void Daemon::save_state(bool force) {
 }
 
 void Daemon::update_status_line() {
-  std::string line = "STATUS=" + manager_->state();
+  std::string line = "STATUS=" + status_line(manager_->statuses(now()), now());
   if (line == last_status_line_) return;
   last_status_line_ = line;
   sd_notify(0, line.c_str());
@@ -234,6 +236,7 @@ int Daemon::run() {
   if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);
+  const auto watchdog = start_watchdog(loop_);  // keep-alives while the loop runs
 
   const auto statuses = manager_->statuses(now());
   spdlog::info("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),

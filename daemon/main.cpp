@@ -9,6 +9,7 @@
 #include "build_config.hpp"
 #include "config.hpp"
 #include "daemon.hpp"
+#include "journal_sink.hpp"
 #include "options.hpp"
 
 using namespace trimd;
@@ -20,12 +21,14 @@ namespace {
 constexpr int kExitConfig = 78;
 
 void setup_logging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("trimd");
-  // Under systemd the journal adds its own timestamps.
-  if (std::getenv("JOURNAL_STREAM"))
-    logger->set_pattern("%l: %v");
-  else
+  std::shared_ptr<spdlog::logger> logger;
+  if (stderr_is_journal()) {
+    // Under systemd: native journal entries, with priorities and fields.
+    logger = std::make_shared<spdlog::logger>("trimd", std::make_shared<JournalSink>());
+  } else {
+    logger = spdlog::stderr_color_mt("trimd");
     logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$: %v");
+  }
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(level));
 }

@@ -51,6 +51,7 @@ SkipReason not_a_trim_target(const MountEntry& mount, const std::vector<MountEnt
   if (auto r = skip_pseudo_fs(mount)) return r;
   if (auto r = skip_network_fs(mount)) return r;
   if (auto r = skip_special_fs(mount)) return r;
+  if (auto r = skip_container_host_mount(mount)) return r;
   if (auto r = skip_read_only(mount)) return r;
   if (auto r = skip_overmounted(mount, all)) return r;
   return std::nullopt;

@@ -143,12 +143,21 @@ SkipReason skip_no_discard(const Topology& topology) {
          " (queue/discard_max_bytes is 0)";
 }
 
+SkipReason skip_container_host_mount(const MountEntry& mount) {
+  constexpr std::string_view kHostDir = "/run/host";
+  const std::string_view path = without_trailing_slashes(mount.mount_point);
+  if (path == kHostDir || (path.starts_with(kHostDir) && path[kHostDir.size()] == '/'))
+    return "the host's mount inside a container (" + mount.mount_point + ")";
+  return std::nullopt;
+}
+
 SkipReason first_skip_reason(const MountEntry& mount, const std::vector<MountEntry>& all,
                              const std::vector<FstabEntry>& fstab, const Topology& topology) {
   if (auto reason = skip_read_only(mount)) return reason;
   if (auto reason = skip_pseudo_fs(mount)) return reason;
   if (auto reason = skip_network_fs(mount)) return reason;
   if (auto reason = skip_special_fs(mount)) return reason;
+  if (auto reason = skip_container_host_mount(mount)) return reason;
   if (auto reason = skip_overmounted(mount, all)) return reason;
   if (auto reason = skip_opted_out(mount, fstab)) return reason;
   return skip_no_discard(topology);

@@ -24,6 +24,9 @@ SkipReason skip_overmounted(const MountEntry& mount, const std::vector<MountEntr
 // X-trimd.skip or X-fstrim.notrim in the mount options or the fstab entry.
 SkipReason skip_opted_out(const MountEntry& mount, const std::vector<FstabEntry>& fstab);
 SkipReason skip_no_discard(const Topology& topology);
+// /run/host and below: what a container manager (systemd-nspawn, podman)
+// mounts from the host into a container. The host trims its own filesystems.
+SkipReason skip_container_host_mount(const MountEntry& mount);
 
 // Every filter above, in order; the first reason wins.
 SkipReason first_skip_reason(const MountEntry& mount, const std::vector<MountEntry>& all,

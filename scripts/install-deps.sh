@@ -1,18 +1,37 @@
 #!/bin/sh
-# Install everything trimd needs to build, run and test on Debian 12 (as root).
-# The one list of packages: the README's commands and .ci/run use it.
+# Install what trimd needs on Debian 12 (as root). The one list of packages:
+#   sh scripts/install-deps.sh          build and run trimd and trimctl
+#                                       (the README's run command)
+#   sh scripts/install-deps.sh --test   also everything the tests, the bench
+#                                       and the boot tier need (test-all.sh, CI)
 set -eu
 
-packages="
+# Building trimd and trimctl; the libraries' runtime packages come with them.
+build_packages="
   build-essential cmake pkg-config
   libudev-dev libsystemd-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
-  libsdbus-c++-dev libsdbus-c++-bin libfuse3-dev
+  libsdbus-c++-dev libsdbus-c++-bin
+"
+
+# The test tiers: GoogleTest; real filesystems on loop devices (unit tests
+# make none); a private dbus-daemon and udev; the bench's FUSE disk and
+# charts; the boot tier's package build, Debian root and container; the RPM
+# spec check; the libFuzzer targets.
+test_packages="
   libgtest-dev libgmock-dev
-  util-linux mount e2fsprogs xfsprogs btrfs-progs fuse3
+  util-linux mount e2fsprogs xfsprogs btrfs-progs
   dbus udev systemd
-  python3 python3-matplotlib
+  libfuse3-dev fuse3 python3 python3-matplotlib
+  debhelper dpkg-dev lintian debootstrap systemd-container
+  rpm bash-completion ccache
   clang libclang-rt-14-dev
 "
+
+case "${1:-}" in
+  "") packages=$build_packages ;;
+  --test) packages="$build_packages $test_packages" ;;
+  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q

@@ -4,6 +4,8 @@
 #   2. an AddressSanitizer + UBSan build; the unit tests against it;
 #   3. the libFuzzer targets (clang, ASan + UBSan), each for FUZZ_SECONDS
 #      (default here 30) on its seed corpus.
+# The boot tier (label boot) is part of step 1: it builds the .deb and boots
+# it in a Debian 12 container (tests/boot/).
 # Under CI=true a system test that lacks root, a loop device or a tool fails
 # instead of skipping.
 set -euo pipefail
@@ -11,19 +13,28 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-[ "${TRIMD_SKIP_DEPS:-0}" = 1 ] || sh scripts/install-deps.sh
+[ "${TRIMD_SKIP_DEPS:-0}" = 1 ] || sh scripts/install-deps.sh --test
 
 jobs=$(nproc)
-cmake -S . -B build -DTRIMD_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Tests and bench explicitly on: the README's run command may have configured
+# this build directory without them.
+cmake -S . -B build -DTRIMD_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTRIMD_BUILD_TESTS=ON -DTRIMD_BUILD_BENCH=ON
 cmake --build build -j "$jobs"
-cmake -S . -B build-asan -DTRIMD_WERROR=ON -DTRIMD_SANITIZE=ON -DTRIMD_BUILD_BENCH=OFF \
+cmake -S . -B build-asan -DTRIMD_WERROR=ON -DTRIMD_SANITIZE=ON -DTRIMD_BUILD_TESTS=ON \
+  -DTRIMD_BUILD_BENCH=OFF \
   -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$jobs"
 
-# System tests watch udev events; there is no systemd as PID 1 in CI.
+# System tests watch udev events; there is no systemd as PID 1 in CI. A
+# udevd this script starts is stopped when it ends, and only loop devices
+# (the tests' own kind) are replayed to it, not every disk of the host.
 if ! pgrep -x systemd-udevd >/dev/null; then
-  /lib/systemd/systemd-udevd --daemon
-  udevadm trigger --subsystem-match=block --action=add || true
+  /lib/systemd/systemd-udevd &
+  udevd_pid=$!
+  trap 'kill "$udevd_pid" 2>/dev/null; wait "$udevd_pid" 2>/dev/null || true' EXIT
+  udevadm control --ping --timeout=10 || true
+  udevadm trigger --subsystem-match=block --sysname-match='loop*' --action=add || true
   udevadm settle || true
 fi
 

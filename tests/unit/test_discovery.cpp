@@ -3,6 +3,8 @@
 #include "manager.hpp"
 
 #include <gmock/gmock.h>
+
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -112,6 +114,17 @@ TEST_F(DiscoveryTest, RecordsTheDeviceTheMountPointMustKeepAndTheGeometry) {
   EXPECT_EQ(d.tracked[1].geometry.fs_type, "xfs");
   EXPECT_EQ(d.tracked[1].geometry.size_bytes, 1ull << 30);
   EXPECT_THAT(d.tracked[1].disk_names(), ElementsAre("sdb"));
+}
+
+// What systemd-nspawn shows a container of the host's root filesystem.
+TEST_F(DiscoveryTest, NeverTracksTheHostsMountsInsideAContainer) {
+  table.push_back(parse_mountinfo("30 20 254:0 / /run/host/incoming rw - ext4 /dev/vda rw\n")[0]);
+  inventory.by_source["/dev/vda"] = disk_topology("vda", 1u << 30);
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_THAT(mount_points(d.tracked), ::testing::Not(::testing::Contains("/run/host/incoming")));
+  EXPECT_TRUE(std::any_of(d.skipped.begin(), d.skipped.end(), [](const auto& skipped) {
+    return skipped.mount.mount_point == "/run/host/incoming";
+  }));
 }
 
 TEST_F(DiscoveryTest, SkipsMountsWithNoBlockDeviceBehindThem) {

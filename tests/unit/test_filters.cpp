@@ -212,6 +212,30 @@ TEST(SkipNoDiscard, PassesWhenAnyDeviceSupportsDiscard) {
             std::nullopt);
 }
 
+TEST(SkipContainerHostMount, SkipsRunHostAndEverythingBelowIt) {
+  for (const char* path : {"/run/host", "/run/host/", "/run/host/incoming", "/run/host/os-release"}) {
+    MountEntry mount = mount_of_type("ext4");
+    mount.mount_point = path;
+    EXPECT_TRUE(skip_container_host_mount(mount).has_value()) << path;
+  }
+}
+
+TEST(SkipContainerHostMount, PassesLookAlikePaths) {
+  for (const char* path : {"/run/hostname", "/run", "/srv/run/host", "/"}) {
+    MountEntry mount = mount_of_type("ext4");
+    mount.mount_point = path;
+    EXPECT_EQ(skip_container_host_mount(mount), std::nullopt) << path;
+  }
+}
+
+TEST(FirstSkipReason, SkipsTheHostsMountsInsideAContainer) {
+  MountEntry mount = mount_of_type("ext4");
+  mount.mount_point = "/run/host/incoming";
+  const auto reason = first_skip_reason(mount, {mount}, {}, topology_of({disk("vda", 1 << 30)}));
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason, skip_container_host_mount(mount));
+}
+
 TEST(FirstSkipReason, ChecksReadOnlyFirst) {
   MountEntry mount = mount_of_type("tmpfs");
   mount.super_options = {"ro"};

@@ -172,8 +172,9 @@ TEST(MountinfoParser, ParsesEveryLineOfTheCapturedTables) {
 TEST(MountinfoParser, ParsesEveryLineOfThisProcessesLiveTable) {
   const std::string text = read_text("/proc/self/mountinfo");
   const auto table = parse_mountinfo(text);
+  // Not at(table, "/"): in a build chroot "/" need not be a mount point.
+  EXPECT_FALSE(table.empty());
   EXPECT_EQ(table.size(), count_lines(text));
-  EXPECT_NO_THROW(at(table, "/"));
 }
 
 TEST(MountEntry, HasOptionMatchesBareNamesAndNameValuePairs) {

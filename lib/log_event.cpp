@@ -1,0 +1,51 @@
+#include "log_event.hpp"
+
+namespace trimd {
+
+namespace {
+
+thread_local const LogFields* t_current_fields = nullptr;
+
+// Sets this thread's fields for the duration of one log call.
+class FieldsScope {
+ public:
+  explicit FieldsScope(const LogFields& fields) : previous_(t_current_fields) {
+    t_current_fields = &fields;
+  }
+  ~FieldsScope() { t_current_fields = previous_; }
+  FieldsScope(const FieldsScope&) = delete;
+  FieldsScope& operator=(const FieldsScope&) = delete;
+
+ private:
+  const LogFields* previous_;
+};
+
+}  // namespace
+
+std::string_view message_id(EventId id) {
+  switch (id) {
+    case EventId::PassStarted: return "7f0b13752fa4425c84745f01474944d9";
+    case EventId::PassFinished: return "7b0a00ec70094b2393531ef1942a9c1e";
+    case EventId::PassFailed: return "6799e1ff84064f9b9c1fe6dc5eb44fcd";
+    case EventId::PassPreempted: return "ace649d494e64a3884e0ff0cfe8a0083";
+    case EventId::FilesystemSkipped: return "a4cff09dff824d22b3b01436151b4bf2";
+  }
+  return {};
+}
+
+void log_event(EventId id, spdlog::level::level_enum level, const LogFields& fields,
+               std::string_view message) {
+  LogFields all;
+  all.reserve(fields.size() + 1);
+  all.push_back({"MESSAGE_ID", std::string(message_id(id))});
+  all.insert(all.end(), fields.begin(), fields.end());
+  const FieldsScope scope(all);
+  spdlog::log(level, "{}", message);
+}
+
+const LogFields& current_log_fields() {
+  static const LogFields kNone;
+  return t_current_fields ? *t_current_fields : kNone;
+}
+
+}  // namespace trimd

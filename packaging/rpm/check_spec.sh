@@ -1,0 +1,19 @@
+#!/bin/sh
+# Unit test: rpmspec parses trimd.spec and it uses the systemd scriptlets.
+# Exit 77 (skipped) without rpmspec (Debian package "rpm"), a failure under
+# CI=true.
+spec=$(dirname "$0")/trimd.spec
+if ! command -v rpmspec >/dev/null 2>&1; then
+  echo "rpmspec is not installed (Debian package rpm)"
+  [ "${CI:-}" = true ] && exit 1
+  exit 77
+fi
+parsed=$(rpmspec -P "$spec") || exit 1
+for macro in '%systemd_post trimd.service' '%systemd_preun trimd.service' \
+  '%systemd_postun_with_restart trimd.service'; do
+  printf '%s\n' "$parsed" | grep -qF "$macro" || { echo "missing: $macro"; exit 1; }
+done
+# The version follows the project's.
+version=$(rpmspec -q --qf '%{VERSION}\n' "$spec" 2>/dev/null | head -n 1)
+[ "$version" = "$TRIMD_VERSION" ] || { echo "spec version $version, project $TRIMD_VERSION"; exit 1; }
+echo "trimd.spec parses"

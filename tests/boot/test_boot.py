@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Boot tier: trimd's .deb in a Debian 12 container booted with systemd.
+
+Builds the .deb, installs it into a cached minbase root (on a loop-backed
+ext4 of its own), boots the root with systemd-nspawn and checks, from inside:
+notify readiness and the watchdog, reload and restart, D-Bus activation,
+fstrim.service skipped while trimd runs, journal priorities, trimctl status
+and trim --wait on a loop filesystem bound in, polkit refusing and then
+(with the sample rule) granting a user, and a stop in the middle of a pass.
+
+Exit 0 when every check passes, 1 on a failure, 77 when this machine lacks
+root or a tool (a failure instead under CI=true). Everything it made is
+undone on every exit path."""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from boot_root import Cleanup, Container, LoopFs, cached_root_tarball, run  # noqa: E402
+
+TOOLS = ["debootstrap", "systemd-nspawn", "nsenter", "dpkg-buildpackage", "dh", "mkfs.ext4",
+         "losetup", "setpriv"]
+TRIMTEST = "/mnt/trimtest"
+PASS_CONFIG = f"""\
+# Boot tier: only the bound loop filesystem, in slow steps.
+[trim]
+enabled = false
+
+[[filesystem]]
+match = "{TRIMTEST}"
+enabled = true
+chunk_size = "128MiB"
+chunk_time = "0"
+pause = "1s"
+"""
+# Test-only: the unit refuses containers, as fstrim does; the boot tier
+# lifts that, and shortens the watchdog so that a missed keep-alive shows.
+TRIMD_DROPIN = "[Unit]\nConditionVirtualization=\n\n[Service]\nWatchdogSec=3s\n"
+FSTRIM_DROPIN = "[Unit]\nConditionVirtualization=\n"
+POLKIT_RULE = "/usr/share/doc/trimd/50-trimd.rules"
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+class Failures:
+    def __init__(self):
+        self.count = 0
+
+    def check(self, ok, what, detail=""):
+        log(("PASS " if ok else "FAIL ") + what + ("" if ok or not detail else f"\n{detail}"))
+        if not ok:
+            self.count += 1
+        return ok
+
+
+def missing_prerequisite():
+    if os.geteuid() != 0:
+        return "needs root"
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        return "missing tools: " + ", ".join(missing)
+    if not Path("/dev/loop-control").exists():
+        return "no /dev/loop-control"
+    return None
+
+
+def show(box, unit, *props):
+    out = box.sh(f"systemctl show {unit} " + " ".join(f"-p {p}" for p in props)).stdout
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
+def trimctl_json(box, mount_point):
+    out = box.sh(f"trimctl --json status {mount_point}", check=False)
+    if out.returncode != 0:
+        return None
+    try:
+        return find_mount(json.loads(out.stdout), mount_point)
+    except json.JSONDecodeError:
+        return None
+
+
+def find_mount(node, mount_point):
+    if isinstance(node, dict):
+        if node.get("mount_point") == mount_point:
+            return node
+        node = list(node.values())
+    if isinstance(node, list):
+        for item in node:
+            found = find_mount(item, mount_point)
+            if found:
+                return found
+    return None
+
+
+def wait_for(predicate, timeout, step=0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def prepare_root(cleanup, work, deb):
+    image = LoopFs(cleanup, work / "root.img", 2048, work / "root")
+    tarball = cached_root_tarball(log, deb)
+    run(["tar", "-C", str(image.mount_point), "--numeric-owner", "-xf", str(tarball)])
+    root = image.mount_point
+    shutil.copy(deb, root / "tmp" / "trimd.deb")
+    log("root: dpkg -i " + deb.name)
+    print(run(["chroot", str(root), "dpkg", "-i", "/tmp/trimd.deb"]).stdout.strip()[-400:])
+    for unit, text in (("trimd.service", TRIMD_DROPIN), ("fstrim.service", FSTRIM_DROPIN)):
+        dropin = root / "etc/systemd/system" / f"{unit}.d"
+        dropin.mkdir(parents=True, exist_ok=True)
+        (dropin / "boot-test.conf").write_text(text)
+    (root / "etc/trimd/trimd.toml").write_text(PASS_CONFIG)
+    run(["chroot", str(root), "useradd", "--no-create-home", "alice"])
+    return root
+
+
+def fill_and_free(fs):
+    """Data written and deleted: blocks the backing file holds until trimmed."""
+    data = fs.mount_point / "data"
+    with open(data, "wb") as out:
+        for _ in range(256):
+            out.write(os.urandom(1 << 20))
+        os.fsync(out.fileno())
+    data.unlink()
+    run(["sync", "-f", str(fs.mount_point)])
+
+
+def check_boot(box, checks):
+    state = box.wait_booted()
+    checks.check(state in ("running", "degraded"), f"container booted ({state})")
+    props = show(box, "trimd.service", "ActiveState", "Type", "StatusText", "WatchdogUSec")
+    checks.check(props.get("ActiveState") == "active" and props.get("Type") == "notify",
+                 "trimd.service active after boot, Type=notify", str(props))
+    checks.check(bool(props.get("StatusText")), f"STATUS= set: {props.get('StatusText')!r}")
+    print(box.sh("systemctl status --no-pager trimd.service", check=False).stdout)
+
+
+def check_watchdog(box, checks):
+    before = show(box, "trimd.service", "MainPID", "WatchdogUSec")
+    time.sleep(5)  # beyond the test's WatchdogSec=3s
+    after = show(box, "trimd.service", "MainPID", "NRestarts", "ActiveState")
+    checks.check(before.get("WatchdogUSec") == "3s" and after.get("ActiveState") == "active"
+                 and after.get("MainPID") == before.get("MainPID") and after.get("NRestarts") == "0",
+                 "watchdog: keep-alives arrive, no restart after 5 s of WatchdogSec=3s",
+                 f"{before} {after}")
+
+
+def check_reload_restart(box, checks):
+    pid = show(box, "trimd.service", "MainPID")["MainPID"]
+    reload = box.sh("systemctl reload trimd.service", check=False)
+    after = show(box, "trimd.service", "MainPID", "ActiveState")
+    checks.check(reload.returncode == 0 and after["MainPID"] == pid and after["ActiveState"] == "active",
+                 "systemctl reload: same process, still active", reload.stdout + str(after))
+    restart = box.sh("systemctl restart trimd.service", check=False)
+    after = show(box, "trimd.service", "MainPID", "ActiveState")
+    checks.check(restart.returncode == 0 and after["MainPID"] != pid and after["ActiveState"] == "active",
+                 "systemctl restart: a new process, active (notify readiness)", restart.stdout + str(after))
+
+
+def check_fstrim(box, checks):
+    box.sh("systemctl start fstrim.service", check=False)
+    skipped = show(box, "fstrim.service", "ExecMainStartTimestampMonotonic", "Result")
+    checks.check(skipped.get("ExecMainStartTimestampMonotonic") == "0"
+                 and skipped.get("Result") == "exec-condition",
+                 "fstrim.service skipped (ExecCondition) while trimd runs", str(skipped))
+    print(box.sh("journalctl --no-pager -u fstrim.service", check=False).stdout)
+    box.sh("systemctl stop trimd.service")
+    box.sh("systemctl start fstrim.service", check=False)
+    ran = show(box, "fstrim.service", "ExecMainStartTimestampMonotonic")
+    checks.check(ran.get("ExecMainStartTimestampMonotonic", "0") != "0",
+                 "fstrim.service runs again once trimd is stopped", str(ran))
+
+
+def check_activation(box, checks):
+    checks.check(show(box, "trimd.service", "ActiveState")["ActiveState"] != "active",
+                 "trimd stopped before the activation check")
+    call = box.sh("busctl call org.trimd.trimd1 /org/trimd/trimd1 org.freedesktop.DBus.Peer Ping",
+                  check=False, timeout=60)
+    state = show(box, "trimd.service", "ActiveState")["ActiveState"]
+    checks.check(call.returncode == 0 and state == "active",
+                 "D-Bus activation: a call to org.trimd.trimd1 started trimd.service",
+                 call.stdout + state)
+
+
+def check_journal(box, checks):
+    (box.root / "etc/trimd/trimd.toml").write_text(PASS_CONFIG + "\n[trim\n")  # broken
+    box.sh("systemctl kill -s HUP trimd.service")
+    time.sleep(1)
+    (box.root / "etc/trimd/trimd.toml").write_text(PASS_CONFIG)
+    box.sh("systemctl kill -s HUP trimd.service")
+    warnings = box.sh("journalctl --no-pager -u trimd.service -p warning -o json").stdout.splitlines()
+    entries = [json.loads(line) for line in warnings if line.strip()]
+    everything = [json.loads(line) for line in box.sh(
+        "journalctl --no-pager -u trimd.service -o json").stdout.splitlines() if line.strip()]
+    native = [e for e in everything if e.get("SYSLOG_IDENTIFIER") == "trimd"]
+    checks.check(any(e.get("PRIORITY") == "3" and e.get("_TRANSPORT") == "journal" for e in entries),
+                 "journalctl -u trimd -p warning shows the failed reload (priority 3, native)",
+                 "\n".join(warnings[-5:]))
+    checks.check(any(e.get("PRIORITY") == "6" for e in native)
+                 and all(int(e.get("PRIORITY", "6")) <= 4 for e in entries),
+                 "info lines keep priority 6 and stay out of -p warning")
+    print(box.sh("journalctl --no-pager -u trimd.service -p warning", check=False).stdout)
+
+
+def check_trim(box, checks, fs):
+    fill_and_free(fs)  # now: the fstrim check above trimmed the filesystem too
+    status = wait_for(lambda: trimctl_json(box, TRIMTEST), 15)
+    checks.check(status is not None, f"trimctl status lists {TRIMTEST}", str(status))
+    before = fs.allocated_bytes()
+    trim = box.sh(f"trimctl trim --wait --ignore-idle {TRIMTEST}", check=False, timeout=300)
+    after = fs.allocated_bytes()
+    checks.check(trim.returncode == 0 and after < before - (128 << 20),
+                 f"trimctl trim --wait: backing file {before >> 20} MiB -> {after >> 20} MiB",
+                 trim.stdout[-500:])
+
+
+def check_polkit(box, checks):
+    refused = box.sh(f"trimctl pause {TRIMTEST}", check=False, user="alice")
+    checks.check(refused.returncode != 0, "a user who is not root is refused", refused.stdout)
+    box.sh(f"groupadd --system trimd && usermod -a -G trimd alice && "
+           f"cp {POLKIT_RULE} /etc/polkit-1/rules.d/")
+    granted = wait_for(lambda: box.sh(f"trimctl pause {TRIMTEST}", check=False,
+                                      user="alice").returncode == 0, 15, step=1)
+    checks.check(granted, "the sample polkit rule grants the group trimd")
+    box.sh(f"trimctl resume {TRIMTEST}")
+
+
+def check_stop_mid_pass(box, checks):
+    box.sh(f"trimctl trim --ignore-idle {TRIMTEST}")
+    running = wait_for(lambda: (trimctl_json(box, TRIMTEST) or {}).get("state") == "trimming", 15)
+    checks.check(running, "a pass is running before the stop")
+    time.sleep(1.5)  # past the first chunk
+    log("mid-pass: " + box.sh("systemctl status --no-pager -n 0 trimd.service", check=False).stdout
+        .split("Status: ")[-1].splitlines()[0])
+    start = time.monotonic()
+    box.sh("systemctl stop trimd.service")
+    elapsed = time.monotonic() - start
+    checks.check(elapsed < 2.0, f"systemctl stop mid-pass returned in {elapsed:.2f} s")
+    state = tomllib.loads((box.root / "var/lib/trimd/state.toml").read_text())
+    cursors = [r.get("cursor", 0) for r in state.values()
+               if isinstance(r, dict) and r.get("mount_point") == TRIMTEST]
+    checks.check(bool(cursors) and cursors[0] > 0, f"the cursor is saved: {cursors}")
+
+
+def build_deb(source, out):
+    log("building the .deb")
+    script = Path(__file__).resolve().parent / "build_deb.sh"
+    run(["bash", str(script), source, str(out)], timeout=1800)
+    return next(out.glob("trimd_*.deb"))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source", required=True, help="trimd's source tree")
+    parser.add_argument("--deb", type=Path, help="use this .deb instead of building one")
+    args = parser.parse_args()
+    reason = missing_prerequisite()
+    if reason:
+        print(f"boot tier: {reason}")
+        return 1 if os.environ.get("CI") == "true" else 77
+
+    started = time.monotonic()
+    checks = Failures()
+    cleanup = Cleanup()
+    work = Path(tempfile.mkdtemp(prefix="trimd-boot-", dir="/var/tmp"))
+    cleanup.push(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
+    try:
+        deb = args.deb or build_deb(args.source, work / "deb")
+        root = prepare_root(cleanup, work, deb)
+        fs = LoopFs(cleanup, work / "trimtest.img", 1024, work / "trimtest")
+        log("booting")
+        box = Container(cleanup, root, f"trimd-boot-{os.getpid()}", [(fs.mount_point, TRIMTEST)],
+                        work / "console.log")
+        for step in (check_boot, check_watchdog, check_reload_restart, check_fstrim,
+                     check_activation, check_journal):
+            step(box, checks)
+        check_trim(box, checks, fs)
+        check_polkit(box, checks)
+        check_stop_mid_pass(box, checks)
+    except Exception as error:  # a broken step is a failure, and cleanup still runs
+        checks.check(False, f"boot tier aborted: {error!r}",
+                     getattr(error, "stdout", "") or getattr(error, "output", "") or "")
+    finally:
+        cleanup.run_all()
+    log(f"boot tier: {checks.count} failure(s) in {time.monotonic() - started:.0f} s")
+    return 1 if checks.count else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
