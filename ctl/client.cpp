@@ -135,6 +135,7 @@ void apply_properties(FilesystemInfo& fs, const PropertyMap& properties) {
   take(properties, "LastBytesTrimmed", fs.last_bytes_trimmed);
   take(properties, "NextTrim", fs.next_trim);
   take(properties, "InlineDiscard", fs.inline_discard);
+  take(properties, "DiscardMode", fs.discard_mode);
 }
 
 namespace {

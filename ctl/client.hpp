@@ -41,7 +41,8 @@ struct FilesystemInfo {
   std::string last_result;
   uint64_t last_bytes_trimmed = 0;
   uint64_t next_trim = 0;
-  bool inline_discard = false;
+  bool inline_discard = false;  // synchronous online discard
+  std::string discard_mode;     // "sync", "async" or ""
 };
 
 // Copies the properties it knows into the struct; others are ignored, so

@@ -58,7 +58,7 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
   for (const auto& fs : filesystems)
     if (!fs.state_reason.empty()) notes += fs.mount_point + ": " + fs.state + ": " + fs.state_reason + "\n";
   for (const auto& fs : filesystems)
-    if (fs.inline_discard) notes += inline_discard_warning(fs.mount_point) + "\n";
+    if (warn_about_inline_discard(fs)) notes += inline_discard_warning(fs.mount_point) + "\n";
   if (!notes.empty()) std::printf("\n%s", notes.c_str());
 }
 

@@ -53,6 +53,7 @@ std::string filesystem_json(const FilesystemInfo& fs) {
       .number("last_bytes_trimmed", fs.last_bytes_trimmed)
       .number("next_trim_usec", fs.next_trim)
       .boolean("inline_discard", fs.inline_discard)
+      .string("discard_mode", fs.discard_mode)
       .str();
 }
 
@@ -105,6 +106,10 @@ bool pass_under_way(const FilesystemInfo& fs) {
 std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec) {
   return (result.empty() ? std::string("finished") : result) + ", " + format_bytes(bytes) +
          " trimmed in " + format_duration(usec);
+}
+
+bool warn_about_inline_discard(const FilesystemInfo& fs) {
+  return fs.inline_discard && fs.discard_mode != "async";
 }
 
 std::string inline_discard_warning(const std::string& mount_point) {

@@ -57,6 +57,7 @@ class FilesystemObject final : public FilesystemAdaptor {
   uint64_t LastBytesTrimmed() override { return status_.last_bytes_trimmed; }
   uint64_t NextTrim() override;
   bool InlineDiscard() override { return status_.inline_discard; }
+  std::string DiscardMode() override { return to_string(status_.discard_mode); }
 
   BusConnection& bus_;
   Commands& commands_;

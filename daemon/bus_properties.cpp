@@ -26,6 +26,7 @@ std::vector<std::string> changed_properties(const FsStatus& before, const FsStat
   check(before.last_bytes_trimmed != after.last_bytes_trimmed, "LastBytesTrimmed");
   check(timestamp_usec(before.next_trim) != timestamp_usec(after.next_trim), "NextTrim");
   check(before.inline_discard != after.inline_discard, "InlineDiscard");
+  check(before.discard_mode != after.discard_mode, "DiscardMode");
   return names;
 }
 

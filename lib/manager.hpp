@@ -43,7 +43,8 @@ struct FsStatus {
   std::string last_result;  // "success", "failed: ...", "cancelled", "unsupported", ""
   std::uint64_t last_bytes_trimmed = 0;
   std::optional<TimePoint> next_trim;  // when the next pass is due (none while one runs)
-  bool inline_discard = false;
+  bool inline_discard = false;  // discard_mode == Sync
+  DiscardMode discard_mode = DiscardMode::None;
   bool gentle = false;  // overdue and trimmed while the disks are busy
 
   bool operator==(const FsStatus&) const = default;

@@ -133,6 +133,7 @@ class FilesystemObject final
   uint64_t LastBytesTrimmed() override { return fs().last_bytes_trimmed; }
   uint64_t NextTrim() override { return fs().next_trim; }
   bool InlineDiscard() override { return fs().inline_discard; }
+  std::string DiscardMode() override { return fs().discard_mode; }
 
   std::string path_;
   Backend& backend_;

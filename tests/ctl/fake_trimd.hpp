@@ -28,6 +28,7 @@ struct FakeFilesystem {
   uint64_t last_bytes_trimmed = 0;
   uint64_t next_trim = 0;
   bool inline_discard = false;
+  std::string discard_mode;
   // What the next pass comes to.
   std::string next_result = "success";
   uint64_t next_bytes = 0;
