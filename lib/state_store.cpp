@@ -55,6 +55,10 @@ toml::table record_to_table(const FsRecord& record) {
   if (record.cursor) table.insert("cursor", to_toml_integer(*record.cursor));
   if (record.pass_start) table.insert("pass_start_usec", to_usec(*record.pass_start));
   table.insert("pass_bytes", to_toml_integer(record.pass_bytes));
+  if (record.taken_over) {
+    table.insert("taken_over_usec", to_usec(record.taken_over->since));
+    table.insert("taken_over_by", to_string(record.taken_over->origin));
+  }
   return table;
 }
 
@@ -101,6 +105,12 @@ class RecordReader {
     if (const auto* s = node->as_string()) return s->get();
     throw wrong(key, "a string");
   }
+  TakeoverOrigin takeover_origin(std::string_view key) const {
+    const auto text = string(key);
+    for (const auto origin : {TakeoverOrigin::Policy, TakeoverOrigin::Request})
+      if (text == to_string(origin)) return origin;
+    throw wrong(key, "\"policy\" or \"request\"");
+  }
 
  private:
   std::runtime_error wrong(std::string_view key, std::string_view expected) const {
@@ -121,6 +131,8 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
   if (r.integer("cursor")) record.cursor = r.count("cursor");
   record.pass_start = r.time("pass_start_usec");
   record.pass_bytes = r.count("pass_bytes");
+  if (const auto since = r.time("taken_over_usec"))
+    record.taken_over = TakeoverRecord{*since, r.takeover_origin("taken_over_by")};
   return record;
 }
 
@@ -236,6 +248,10 @@ void sync_directory(const fs::path& directory) {
 }
 
 }  // namespace
+
+const char* to_string(TakeoverOrigin origin) {
+  return origin == TakeoverOrigin::Request ? "request" : "policy";
+}
 
 StateStore::StateStore(std::filesystem::path directory)
     : directory_(std::move(directory)), file_(directory_ / state_file_name) {}

@@ -13,6 +13,17 @@
 
 namespace trimd {
 
+// Why trimd turned a filesystem's inline discard off: its policy said
+// inline_discard = "takeover", or someone asked (TakeOver on the bus).
+enum class TakeoverOrigin { Policy, Request };
+const char* to_string(TakeoverOrigin origin);  // "policy", "request"
+
+struct TakeoverRecord {
+  TimePoint since{};
+  TakeoverOrigin origin = TakeoverOrigin::Policy;
+  bool operator==(const TakeoverRecord&) const = default;
+};
+
 struct FsRecord {
   std::optional<TimePoint> last_start;
   std::optional<TimePoint> last_end;
@@ -23,6 +34,8 @@ struct FsRecord {
   std::optional<TimePoint> pass_start;
   std::uint64_t pass_bytes = 0;
   std::string mount_point;  // for people reading the file
+  // trimd took the filesystem's `discard` away and owes it back (trimd(8)).
+  std::optional<TakeoverRecord> taken_over;
 };
 
 using StateMap = std::map<std::string, FsRecord>;  // key: filesystem id
