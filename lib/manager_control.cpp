@@ -121,6 +121,7 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   s.size = fs.fs.geometry.size_bytes;
   s.inline_discard = fs.fs.inline_discard();
   s.discard_mode = fs.fs.discard_mode();
+  s.takeover = fs.takeover;
   s.gentle = fs.gentle;
   auto rec = records_.find(fs.fs.id);
   if (rec != records_.end()) {

@@ -42,6 +42,8 @@ struct Manager::Tracked {
   TimePoint not_before{};
   std::string wait_reason;
 
+  TakeoverView takeover;
+
   std::optional<FsStatus> last_sent;
 
   bool trimmable() const {
