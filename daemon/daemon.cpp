@@ -69,6 +69,8 @@ void Daemon::reload() {
   }
   config_ = fresh;
   manager_->set_config(std::move(fresh), now());
+  takeover_->policy_changed();
+  rescan_timer_->arm_in(kRescanDelay);
   sample_timer_->arm_every(config_.sample_interval);
   spdlog::set_level(spdlog::level::from_str(options_.log_level.value_or(config_.log_level)));
   spdlog::info("configuration reloaded from {}", options_.config_path);
@@ -81,7 +83,9 @@ void Daemon::kick() {
 }
 
 void Daemon::rescan() {
-  manager_->update_filesystems(system_.scan().tracked, now());
+  const auto found = system_.scan().tracked;
+  manager_->update_filesystems(found, now());
+  reconcile_takeovers(found);
   pump();
 }
 
@@ -157,6 +161,7 @@ void Daemon::shut_down() {
   manager_->stop();
   if (workers_->running() > 0 && !workers_->drain(kStopGrace))
     spdlog::warn("a FITRIM call is still running; its chunk will be redone after restart");
+  if (!options_.once) takeover_->stop(now());
   save_state(true);
   loop_.quit();
 }
@@ -164,6 +169,7 @@ void Daemon::shut_down() {
 int Daemon::run() {
   setup_signals();
   manager_ = std::make_unique<Manager>(config_, store_.load(), now());
+  takeover_ = std::make_unique<TakeoverController>(*manager_, remounter_);
   workers_ = std::make_unique<TrimWorkers>(loop_, trimmer_,
                                            [this](const ChunkJob& job, const ChunkResult& r) {
                                              manager_->chunk_finished(job, r, now());
@@ -177,7 +183,9 @@ int Daemon::run() {
   udev_watcher_ = std::make_unique<UdevWatcher>(loop_, schedule_rescan);
 
   manager_->observe_diskstats(system_.diskstats(), now());
-  manager_->update_filesystems(system_.scan().tracked, now());
+  const auto found = system_.scan().tracked;
+  manager_->update_filesystems(found, now());
+  reconcile_takeovers(found);
   if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);

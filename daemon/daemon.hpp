@@ -12,7 +12,9 @@
 #include "manager.hpp"
 #include "options.hpp"
 #include "state_store.hpp"
+#include "remounter.hpp"
 #include "system_view.hpp"
+#include "takeover_controller.hpp"
 #include "trim_workers.hpp"
 
 namespace trimd {
@@ -30,6 +32,10 @@ class DaemonControl {
   // Something changed (a control call): look for work soon.
   virtual void kick() = 0;
   virtual TimePoint now() const = 0;
+  // Take over / hand back inline discard of these filesystem ids (TakeOver,
+  // HandBack). Throw ManagerError; by default there is nothing to do it with.
+  virtual void take_over(const std::vector<std::string>& ids);
+  virtual void hand_back(const std::vector<std::string>& ids);
 };
 
 class Daemon final : public DaemonControl {
@@ -43,11 +49,14 @@ class Daemon final : public DaemonControl {
   void reload() override;
   void kick() override;
   TimePoint now() const override { return Clock::now(); }
+  void take_over(const std::vector<std::string>& ids) override;
+  void hand_back(const std::vector<std::string>& ids) override;
 
  private:
   void setup_signals();
   void on_signal();
   void rescan();
+  void reconcile_takeovers(const std::vector<DiscoveredFs>& found);
   void sample_diskstats();
   void pump();
   void save_state(bool force);
@@ -61,8 +70,10 @@ class Daemon final : public DaemonControl {
   StateStore store_;
   SystemView system_;
   FitrimTrimmer trimmer_;
+  FsconfigRemounter remounter_;
   EventLoop loop_;
   std::unique_ptr<Manager> manager_;
+  std::unique_ptr<TakeoverController> takeover_;
   std::unique_ptr<TrimWorkers> workers_;
   std::unique_ptr<MountWatcher> mount_watcher_;
   std::unique_ptr<UdevWatcher> udev_watcher_;

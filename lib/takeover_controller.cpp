@@ -18,6 +18,18 @@ std::optional<FstabEntry> fstab_entry(const std::vector<FstabEntry>& fstab,
   return found;
 }
 
+// The options a verified remount left, until the next rescan reads them:
+// a stop right after a takeover must know the filesystem has no discard.
+void note_discard(DiscoveredFs& fs, bool discard) {
+  auto& options = fs.mount.super_options;
+  options.erase(std::remove_if(options.begin(), options.end(),
+                               [](const std::string& o) {
+                                 return o == "discard" || o == "nodiscard" || o.rfind("discard=", 0) == 0;
+                               }),
+                options.end());
+  if (discard) options.emplace_back("discard");
+}
+
 }  // namespace
 
 TakeoverController::TakeoverController(Manager& manager, Remounter& remounter)
@@ -54,6 +66,7 @@ bool TakeoverController::remount(const DiscoveredFs& fs, bool discard, TakeoverV
   const std::string& where = fs.mount.mount_point;
   switch (outcome.result) {
     case RemountResult::Done:
+      if (const auto it = mounted_.find(fs.id); it != mounted_.end()) note_discard(it->second, discard);
       spdlog::info("{}: {}", where, discard ? "inline discard handed back (remounted with discard)"
                                             : "inline discard taken over (remounted with nodiscard); "
                                               "trimd trims it instead");
@@ -79,6 +92,9 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
   TakeoverView view = decision.view;
   switch (decision.action) {
     case TakeoverAction::Nothing:
+      if (const auto status = manager_.status(fs.id, now);
+          view.status == TakeoverStatus::NotPossible && status && status->takeover != view)
+        spdlog::warn("{}: mounted with 'discard', not taken over: {}", fs.mount.mount_point, view.reason);
       manager_.set_takeover(fs.id, view, record, now);
       return false;
     case TakeoverAction::Adopt:
@@ -120,6 +136,16 @@ bool TakeoverController::reconcile(const std::vector<DiscoveredFs>& found,
     remounted = carry_out(fs, decision, TakeoverOrigin::Policy, now) || remounted;
   }
   return remounted;
+}
+
+std::map<std::string, TakeoverDecision> TakeoverController::preview(
+    const std::vector<DiscoveredFs>& found, const std::vector<FstabEntry>& fstab, TimePoint now) {
+  fstab_ = fstab;
+  std::map<std::string, TakeoverDecision> decisions;
+  for (const auto& fs : found)
+    decisions[fs.id] = decide_takeover(facts_for(fs, now), policy_for(fs).inline_discard,
+                                       released_.count(fs.id) > 0, now);
+  return decisions;
 }
 
 void TakeoverController::take_over(const std::vector<std::string>& ids, TimePoint now) {

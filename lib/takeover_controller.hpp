@@ -23,6 +23,10 @@ class TakeoverController {
   // filesystem was remounted: rescan to see its new options.
   bool reconcile(const std::vector<DiscoveredFs>& found, const std::vector<FstabEntry>& fstab,
                  TimePoint now);
+  // What reconcile would decide, without doing anything (--dry-run); by id.
+  std::map<std::string, TakeoverDecision> preview(const std::vector<DiscoveredFs>& found,
+                                                  const std::vector<FstabEntry>& fstab,
+                                                  TimePoint now);
   // TakeOver and HandBack on the bus, by filesystem id. Each named
   // filesystem is checked before any is remounted; throws ManagerError.
   void take_over(const std::vector<std::string>& ids, TimePoint now);
