@@ -43,6 +43,9 @@ struct FilesystemInfo {
   uint64_t next_trim = 0;
   bool inline_discard = false;  // synchronous online discard
   std::string discard_mode;     // "sync", "async" or ""
+  std::string takeover;         // "none", "inline", "ignored", "taken-over", "not-possible", "failed"
+  std::string takeover_reason;
+  uint64_t taken_over_since = 0;
 };
 
 // Copies the properties it knows into the struct; others are ignored, so
@@ -106,6 +109,8 @@ class Client {
   void cancel(const std::vector<std::string>& mount_points);
   void reload();
   void notify_freed(const std::string& mount_point, uint64_t bytes);
+  void take_over(const std::vector<std::string>& mount_points);
+  void hand_back(const std::vector<std::string>& mount_points);
 
   // From now on, trimd's signals and property changes go to `sink`; the
   // bus has the match rules when this returns, so nothing sent after it

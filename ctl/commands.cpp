@@ -59,6 +59,8 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
     if (!fs.state_reason.empty()) notes += fs.mount_point + ": " + fs.state + ": " + fs.state_reason + "\n";
   for (const auto& fs : filesystems)
     if (warn_about_inline_discard(fs)) notes += inline_discard_warning(fs.mount_point) + "\n";
+  for (const auto& fs : filesystems)
+    if (const auto note = takeover_note(fs); !note.empty()) notes += note + "\n";
   if (!notes.empty()) std::printf("\n%s", notes.c_str());
 }
 

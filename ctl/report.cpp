@@ -54,6 +54,9 @@ std::string filesystem_json(const FilesystemInfo& fs) {
       .number("next_trim_usec", fs.next_trim)
       .boolean("inline_discard", fs.inline_discard)
       .string("discard_mode", fs.discard_mode)
+      .string("takeover", fs.takeover)
+      .string("takeover_reason", fs.takeover_reason)
+      .number("taken_over_since_usec", fs.taken_over_since)
       .str();
 }
 
@@ -109,7 +112,9 @@ std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t
 }
 
 bool warn_about_inline_discard(const FilesystemInfo& fs) {
-  return fs.inline_discard && fs.discard_mode != "async";
+  // Taken over, ignored on purpose, or not possible: takeover_note() says it.
+  const bool left_inline = fs.takeover.empty() || fs.takeover == "inline";
+  return fs.inline_discard && fs.discard_mode != "async" && left_inline;
 }
 
 std::string inline_discard_warning(const std::string& mount_point) {
