@@ -235,6 +235,41 @@ std::optional<std::uint64_t> state_cursor(const std::string& state_file,
   return std::nullopt;
 }
 
+namespace {
+
+// The record for `mount_point` in a parsed state file, or null.
+const toml::table* state_record(const toml::table& document, const std::string& mount_point) {
+  for (auto&& [id, node] : document) {
+    const toml::table* record = node.as_table();
+    if (record && (*record)["mount_point"].value<std::string>() == mount_point) return record;
+  }
+  return nullptr;
+}
+
+template <typename T>
+std::optional<T> state_field(const std::string& state_file, const std::string& mount_point,
+                             const std::string& key) {
+  try {
+    const toml::table document = toml::parse_file(state_file);
+    const toml::table* record = state_record(document, mount_point);
+    return record ? (*record)[key].value<T>() : std::nullopt;
+  } catch (const toml::parse_error&) {
+    return std::nullopt;  // not written yet
+  }
+}
+
+}  // namespace
+
+std::optional<std::int64_t> state_integer(const std::string& state_file,
+                                          const std::string& mount_point, const std::string& key) {
+  return state_field<std::int64_t>(state_file, mount_point, key);
+}
+
+std::optional<std::string> state_string(const std::string& state_file,
+                                        const std::string& mount_point, const std::string& key) {
+  return state_field<std::string>(state_file, mount_point, key);
+}
+
 // ---- images to trim ------------------------------------------------------------------
 
 FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t count,
