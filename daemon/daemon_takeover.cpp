@@ -30,16 +30,20 @@ void DaemonControl::hand_back(const std::vector<std::string>&) {
 void Daemon::reconcile_takeovers(const std::vector<DiscoveredFs>& found) {
   // --once is a drop-in for fstrim.service: it remounts nothing.
   if (options_.once || stopping_) return;
-  if (takeover_->reconcile(found, read_fstab(), now())) rescan_timer_->arm_in(kRescanAfterRemount);
+  if (!takeover_->reconcile(found, read_fstab(), now())) return;
+  save_state(true);  // what trimd owes back must survive a crash right after
+  rescan_timer_->arm_in(kRescanAfterRemount);
 }
 
 void Daemon::take_over(const std::vector<std::string>& ids) {
   takeover_->take_over(ids, now());
+  save_state(true);
   rescan_timer_->arm_in(kRescanAfterRemount);
 }
 
 void Daemon::hand_back(const std::vector<std::string>& ids) {
   takeover_->hand_back(ids, now());
+  save_state(true);
   rescan_timer_->arm_in(kRescanAfterRemount);
 }
 
