@@ -102,6 +102,30 @@ TEST_F(TakeoverControllerTest, ReportsXfsAsNotPossibleWithoutRemountingIt) {
   EXPECT_THAT(status(xfs_).takeover.reason, HasSubstr("xfs keeps 'discard'"));
 }
 
+TEST_F(TakeoverControllerTest, NeverRemountsAFilesystemOptedOutWithXTrimdSkip) {
+  start(takeover_config());
+  DiscoveredFs skipped = ext4_;
+  skipped.disabled_reason = "X-trimd.skip in /etc/fstab";
+  rescan({skipped});
+  EXPECT_THROW(controller_->take_over({skipped.id}, now), ManagerError);
+  EXPECT_TRUE(remounter_.calls.empty());
+  EXPECT_EQ(status(skipped).takeover.status, TakeoverStatus::NotPossible);
+  EXPECT_THAT(status(skipped).takeover.reason, HasSubstr("X-trimd.skip"));
+}
+
+TEST_F(TakeoverControllerTest, NeverRemountsWhatThePolicyDoesNotName) {
+  Config config = quick_config();
+  PolicyOverride only_b;
+  only_b.mount_point_glob = "/srv/b";
+  only_b.inline_discard = InlineDiscardPolicy::Takeover;
+  config.overrides.push_back(only_b);
+  start(config);
+  DiscoveredFs b = with_options(make_fs("/srv/b", "loop3"), {"rw", "discard"});
+  EXPECT_TRUE(rescan({ext4_, b}));
+  ASSERT_EQ(remounter_.calls.size(), 1u);
+  EXPECT_EQ(remounter_.calls[0].mount_point, "/srv/b");
+}
+
 TEST_F(TakeoverControllerTest, ShowsAFailedRemountAndRetriesOnlyAfterAReload) {
   start(takeover_config());
   remounter_.next = {RemountResult::Failed, "fsconfig: Operation not permitted"};
