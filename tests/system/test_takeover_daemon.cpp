@@ -149,6 +149,42 @@ TEST_P(Takeover, TakesOverTrimsSurvivesARestartAndHandsBackOnStop) {
   EXPECT_FALSE(state_int(mnt, "taken_over_usec"));
 }
 
+// As under the unit's ProtectSystem=strict: trimd in a mount namespace of
+// its own where every mount is read-only (its state directory bind-mounted
+// writable). What it does must show outside, and only discard may change.
+TEST_P(Takeover, FromAPrivateReadOnlyNamespaceIsSeenOutsideIt) {
+  REQUIRE_TOOLS_OR_FAIL("unshare", "timeout", "sh");
+  LoopImage image = LoopImage::create(kImageMib);
+  image.mkfs(GetParam());
+  image.mount(options_for(GetParam()));
+  const std::string& mnt = image.mount_point();
+  const auto original = mount_entry_at(mnt);
+  ASSERT_TRUE(original);
+  sandbox_.write_config(takeover_config(mnt, "", ""));
+  const std::string config = sandbox_.config_path();
+  const std::string dir = config.substr(0, config.rfind('/'));  // the sandbox: stays writable
+  std::string command = "mount --bind " + dir + " " + dir + " && mount -o remount,bind,ro / && " +
+                        "mount -o remount,bind,ro " + mnt + " && exec " + TRIMD_BINARY;
+  for (const auto& arg : sandbox_.args()) command += " '" + arg + "'";
+  CommandResult run;
+  std::thread sandboxed([&] {
+    // timeout(1) stops it with SIGTERM: a clean stop, which hands back.
+    run = run_command({"timeout", "--preserve-status", "-s", "TERM", "8", "unshare", "-m", "--propagation", "private",
+                       "sh", "-c", command},
+                      60s);
+  });
+  const bool taken = wait_until([&] { return discard_mode_at(mnt) == DiscardMode::None; }, 7s);
+  const auto during = mount_entry_at(mnt);
+  sandboxed.join();
+  ASSERT_TRUE(taken) << run.err;
+  ASSERT_TRUE(during);
+  EXPECT_FALSE(during->read_only()) << "the namespace's read-only view leaked";
+  EXPECT_EQ(during->mount_options, original->mount_options);
+  EXPECT_EQ(super_options_but_discard(*during), super_options_but_discard(*original));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(mount_entry_at(mnt)->super_options, original->super_options) << run.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Ext4AndBtrfs, Takeover, ::testing::Values(Fs::Ext4, Fs::Btrfs), name_of);
 
 class XfsTakeover : public Takeover {};
