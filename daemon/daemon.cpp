@@ -161,7 +161,7 @@ void Daemon::shut_down() {
   manager_->stop();
   if (workers_->running() > 0 && !workers_->drain(kStopGrace))
     spdlog::warn("a FITRIM call is still running; its chunk will be redone after restart");
-  if (!options_.once) takeover_->stop(now());
+  if (!options_.once) hand_back_on_stop();
   save_state(true);
   loop_.quit();
 }

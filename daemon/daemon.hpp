@@ -57,6 +57,7 @@ class Daemon final : public DaemonControl {
   void on_signal();
   void rescan();
   void reconcile_takeovers(const std::vector<DiscoveredFs>& found);
+  void hand_back_on_stop();
   void sample_diskstats();
   void pump();
   void save_state(bool force);

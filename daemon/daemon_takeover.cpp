@@ -5,6 +5,7 @@
 
 #include "daemon.hpp"
 #include "mountinfo.hpp"
+#include "unit_job.hpp"
 
 namespace trimd {
 
@@ -12,6 +13,8 @@ namespace {
 
 // udev events come in bursts; rescan once after the burst (as daemon.cpp).
 constexpr Duration kRescanAfterRemount = std::chrono::milliseconds{200};
+// How long a stop waits for systemd to say whether it is a restart.
+constexpr std::chrono::milliseconds kAskSystemd{1000};
 
 std::vector<FstabEntry> read_fstab() {
   return parse_fstab(read_text_file("/etc/fstab").value_or(""));
@@ -33,6 +36,11 @@ void Daemon::reconcile_takeovers(const std::vector<DiscoveredFs>& found) {
   if (!takeover_->reconcile(found, read_fstab(), now())) return;
   save_state(true);  // what trimd owes back must survive a crash right after
   rescan_timer_->arm_in(kRescanAfterRemount);
+}
+
+void Daemon::hand_back_on_stop() {
+  const bool restarting = takeover_->owes_discard() && stop_is_a_restart(own_unit_job_type(kAskSystemd));
+  takeover_->stop(now(), restarting);
 }
 
 void Daemon::take_over(const std::vector<std::string>& ids) {

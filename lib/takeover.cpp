@@ -140,6 +140,10 @@ TakeoverDecision decide_hand_back(const TakeoverFacts& facts) {
   return act(TakeoverAction::HandBack, {TakeoverStatus::Inline, "handed back", std::nullopt});
 }
 
+bool stop_is_a_restart(const std::optional<std::string>& unit_job_type) {
+  return unit_job_type && (*unit_job_type == "restart" || *unit_job_type == "try-restart");
+}
+
 std::optional<TimePoint> first_pass_after_takeover(const FsRecord& record) {
   if (!record.taken_over) return std::nullopt;
   const TimePoint since = record.taken_over->since;

@@ -76,6 +76,11 @@ std::optional<std::string> takeover_obstacle(const TakeoverFacts& facts);
 // `discard` (xfs): the fstab line to change.
 std::string fstab_advice(const TakeoverFacts& facts);
 
+// A stop that is the first half of a restart (systemd's job for the unit
+// is "restart" or "try-restart" while the old process stops): the
+// takeover stays for the next start instead of flapping the mount.
+bool stop_is_a_restart(const std::optional<std::string>& unit_job_type);
+
 // Space freed while trimd did not own the filesystem was discarded inline;
 // what is freed from the takeover on waits for trimd, so its first pass
 // comes this soon after, not a whole interval later.

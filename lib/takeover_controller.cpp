@@ -188,10 +188,15 @@ void TakeoverController::hand_back(const std::vector<std::string>& ids, TimePoin
   }
 }
 
-void TakeoverController::stop(TimePoint now) {
+void TakeoverController::stop(TimePoint now, bool restarting) {
   for (const auto& [id, fs] : mounted_) {
     const auto decision = decide_hand_back(facts_for(fs, now));
     if (decision.action != TakeoverAction::HandBack) continue;
+    if (restarting) {
+      spdlog::info("{}: restarting: stays without inline discard for the next start",
+                   fs.mount.mount_point);
+      continue;
+    }
     if (!manager_.config().trim.hand_back_on_stop) {
       spdlog::warn("{}: stays without inline discard while trimd is stopped (hand_back_on_stop = "
                    "false); the next start takes it up again",
@@ -200,6 +205,13 @@ void TakeoverController::stop(TimePoint now) {
     }
     carry_out(fs, decision, TakeoverOrigin::Request, now);
   }
+}
+
+bool TakeoverController::owes_discard() const {
+  const TimePoint any{};
+  return std::any_of(mounted_.begin(), mounted_.end(), [&](const auto& entry) {
+    return decide_hand_back(facts_for(entry.second, any)).action == TakeoverAction::HandBack;
+  });
 }
 
 void TakeoverController::policy_changed() {

@@ -32,8 +32,10 @@ class TakeoverController {
   void take_over(const std::vector<std::string>& ids, TimePoint now);
   void hand_back(const std::vector<std::string>& ids, TimePoint now);
   // A clean stop: every filesystem trimd took over gets `discard` back,
-  // unless the policy says hand_back_on_stop = false.
-  void stop(TimePoint now);
+  // unless the policy says hand_back_on_stop = false or trimd is restarting.
+  void stop(TimePoint now, bool restarting = false);
+  // Whether any mounted filesystem is without `discard` because of trimd.
+  bool owes_discard() const;
   // A reloaded policy: what was handed back on request or failed may be
   // taken over again.
   void policy_changed();

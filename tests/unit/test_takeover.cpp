@@ -174,6 +174,13 @@ TEST(FstabAdvice, EscapesBlanksAndSaysDefaultsWhenNoOptionIsLeft) {
   EXPECT_THAT(fstab_advice(f), HasSubstr("unmount, then mount"));
 }
 
+TEST(StopIsARestart, OnlyWhenSystemdRestartsTheUnit) {
+  EXPECT_TRUE(stop_is_a_restart("restart"));
+  EXPECT_TRUE(stop_is_a_restart("try-restart"));
+  EXPECT_FALSE(stop_is_a_restart("stop"));
+  EXPECT_FALSE(stop_is_a_restart(std::nullopt));  // no systemd, no job: a plain stop
+}
+
 TEST(TakeoverStatusNames, AreTheBusPropertyValues) {
   EXPECT_STREQ(to_string(TakeoverStatus::None), "none");
   EXPECT_STREQ(to_string(TakeoverStatus::TakenOver), "taken-over");

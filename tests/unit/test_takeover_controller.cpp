@@ -162,6 +162,22 @@ TEST_F(TakeoverControllerTest, HandsBackOnACleanStopUnlessThePolicySaysNot) {
   EXPECT_TRUE(record(ext4_));
 }
 
+TEST_F(TakeoverControllerTest, KeepsTheTakeoverAcrossARestart) {
+  start(takeover_config());
+  rescan({ext4_});
+  rescan({ext4_off_});
+  EXPECT_TRUE(controller_->owes_discard());
+  controller_->stop(now, true);
+  EXPECT_EQ(remounter_.calls.size(), 1u);
+  EXPECT_TRUE(record(ext4_));
+}
+
+TEST_F(TakeoverControllerTest, OwesNothingBeforeATakeover) {
+  start(quick_config());
+  rescan({ext4_, xfs_});
+  EXPECT_FALSE(controller_->owes_discard());
+}
+
 TEST_F(TakeoverControllerTest, TakesOverOnRequestWhateverThePolicyAndHandsBackOnRequest) {
   start(quick_config());
   rescan({ext4_});
