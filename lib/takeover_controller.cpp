@@ -95,8 +95,7 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
       if (const auto status = manager_.status(fs.id, now);
           view.status == TakeoverStatus::NotPossible && status && status->takeover != view)
         spdlog::warn("{}: mounted with 'discard', not taken over: {}", fs.mount.mount_point, view.reason);
-      manager_.set_takeover(fs.id, view, record, now);
-      return false;
+      [[fallthrough]];
     case TakeoverAction::Adopt:
       manager_.set_takeover(fs.id, view, record, now);
       return false;
