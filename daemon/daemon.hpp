@@ -11,6 +11,7 @@
 #include "event_loop.hpp"
 #include "manager.hpp"
 #include "options.hpp"
+#include "save_backoff.hpp"
 #include "state_store.hpp"
 #include "remounter.hpp"
 #include "system_view.hpp"
@@ -84,6 +85,7 @@ class Daemon final : public DaemonControl {
   std::unique_ptr<Timer> rescan_timer_;
   UniqueFd signal_fd_;
   TimePoint last_save_{};
+  SaveBackoff save_backoff_;
   std::string last_status_line_;
   bool once_started_ = false;
   bool once_failed_ = false;
