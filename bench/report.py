@@ -122,6 +122,11 @@ def w1_section(w1, charts, _small_chunk, latency_ms):
                          rows))
         if c.get("trimd"):
             out.append("*trimd*: " + trimd_pass_line(c["trimd"]))
+        if c.get("takeover"):
+            opts = c["takeover"].get("mount_options", {})
+            out.append("*takeover*: superblock options `" + ",".join(opts.get("before", []))
+                       + "` → `" + ",".join(opts.get("after", [])) + "`; "
+                       + trimd_pass_line(c["takeover"]))
         out += [f"![W1 {fs}]({name})\n" for name in charts.get(f"W1-{fs}", [])]
     out.append("*reclaimed after*: from the start of `rm` until the backing file is back to the "
                "fstrim'd twin's floor (its allocation after fstrim over 64 MiB ranges, but for 1% "

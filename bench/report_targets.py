@@ -58,6 +58,25 @@ def w1_targets(w1, params):
     return out
 
 
+def w1_takeover_targets(w1, params):
+    """The fourth W1 configuration: mounted with discard, taken over by trimd."""
+    out = []
+    for fs, data in w1.get("fs", {}).items():
+        base, tk = data["configs"].get("nodiscard"), data["configs"].get("takeover")
+        if not base or not tk:
+            continue
+        t, b = rm_sync(tk), rm_sync(base)
+        r = ratio(t, b)
+        out.append(target("W1", f"{fs}: rm + sync mounted with discard, taken over by trimd, vs "
+                          "no discard", f"{x(r)} ({t:.2f} vs {b:.2f} s)",
+                          f"≤ {W1_RM_SYNC_LIMIT:.2f}×", None if r is None else r <= W1_RM_SYNC_LIMIT,
+                          "superblock options " + " → ".join(
+                              ",".join(tk.get("mount_options", {}).get(k, []))
+                              for k in ("before", "after"))))
+        out.append(w1_reclaim_target(f"{fs} taken over", tk, params))
+    return out
+
+
 def rm_sync(config):
     """The median over the repeated timings, when there are any."""
     return config.get("rm_sync_median", config["rm_sync_s"])
@@ -175,6 +194,7 @@ def all_targets(results):
     out = []
     if "W1" in w:
         out += w1_targets(w["W1"], results["params"])
+        out += w1_takeover_targets(w["W1"], results["params"])
     if "W2" in w:
         out += w2_targets(w["W2"])
     if "W3" in w:

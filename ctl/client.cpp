@@ -136,6 +136,10 @@ void apply_properties(FilesystemInfo& fs, const PropertyMap& properties) {
   take(properties, "LastBytesTrimmed", fs.last_bytes_trimmed);
   take(properties, "NextTrim", fs.next_trim);
   take(properties, "InlineDiscard", fs.inline_discard);
+  take(properties, "DiscardMode", fs.discard_mode);
+  take(properties, "Takeover", fs.takeover);
+  take(properties, "TakeoverReason", fs.takeover_reason);
+  take(properties, "TakenOverSince", fs.taken_over_since);
 }
 
 namespace {
@@ -307,6 +311,14 @@ void Client::reload() {
 
 void Client::notify_freed(const std::string& mount_point, uint64_t bytes) {
   impl_->call([&] { impl_->manager->NotifyFreed(mount_point, bytes); });
+}
+
+void Client::take_over(const std::vector<std::string>& mount_points) {
+  impl_->call([&] { impl_->manager->TakeOver(mount_points); });
+}
+
+void Client::hand_back(const std::vector<std::string>& mount_points) {
+  impl_->call([&] { impl_->manager->HandBack(mount_points); });
 }
 
 void Client::subscribe(EventSink& sink) {

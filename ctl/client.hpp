@@ -41,7 +41,11 @@ struct FilesystemInfo {
   std::string last_result;
   uint64_t last_bytes_trimmed = 0;
   uint64_t next_trim = 0;
-  bool inline_discard = false;
+  bool inline_discard = false;  // synchronous online discard
+  std::string discard_mode;     // "sync", "async" or ""
+  std::string takeover;         // "none", "inline", "ignored", "taken-over", "not-possible", "failed"
+  std::string takeover_reason;
+  uint64_t taken_over_since = 0;
 };
 
 // Copies the properties it knows into the struct; others are ignored, so
@@ -109,6 +113,8 @@ class Client {
   void cancel(const std::vector<std::string>& mount_points);
   void reload();
   void notify_freed(const std::string& mount_point, uint64_t bytes);
+  void take_over(const std::vector<std::string>& mount_points);
+  void hand_back(const std::vector<std::string>& mount_points);
 
   // From now on, trimd's signals and property changes go to `sink`; the
   // bus has the match rules when this returns, so nothing sent after it

@@ -26,7 +26,7 @@ struct Command {
 
 constexpr std::size_t kAny = std::numeric_limits<std::size_t>::max();
 
-constexpr std::array<Command, 8> kCommands{{
+constexpr std::array<Command, 10> kCommands{{
     {"status", "[MOUNT...]", 0, kAny, status_command, nullptr, false},
     {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr, true},
     {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr, true},
@@ -35,6 +35,8 @@ constexpr std::array<Command, 8> kCommands{{
     {"reload", "", 0, 0, reload_command, nullptr, true},
     {"notify-freed", "MOUNT BYTES", 2, 2, notify_freed_command, validate_notify_freed, true},
     {"monitor", "", 0, 0, monitor_command, nullptr, false},
+    {"takeover", "MOUNT...", 1, kAny, takeover_command, nullptr, true},
+    {"release", "MOUNT...", 1, kAny, release_command, nullptr, true},
 }};
 
 void print_help() {
@@ -54,6 +56,8 @@ void print_help() {
       "                               (" TRIMCTL_TRIMD_CONFIG ")\n"
       "  notify-freed MOUNT BYTES     Say BYTES (e.g. 50GiB) were freed, so MOUNT is trimmed soon\n"
       "  monitor                      Print trimd's events as they happen, until interrupted\n"
+      "  takeover MOUNT...            Remount MOUNT without inline 'discard'; trimd trims it instead\n"
+      "  release MOUNT...             Give MOUNT its 'discard' back (undo takeover)\n"
       "\n"
       "Options:\n"
       "      --address ADDRESS        D-Bus address of the bus trimd is on\n"

@@ -58,6 +58,10 @@ std::string filesystem_json(const FilesystemInfo& fs) {
       .number("last_bytes_trimmed", fs.last_bytes_trimmed)
       .number("next_trim_usec", fs.next_trim)
       .boolean("inline_discard", fs.inline_discard)
+      .string("discard_mode", fs.discard_mode)
+      .string("takeover", fs.takeover)
+      .string("takeover_reason", fs.takeover_reason)
+      .number("taken_over_since_usec", fs.taken_over_since)
       .str();
 }
 
@@ -110,6 +114,12 @@ bool pass_under_way(const FilesystemInfo& fs) {
 std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec) {
   return (result.empty() ? std::string("finished") : result) + ", " + trimd::format_size(bytes) +
          " trimmed in " + format_duration(usec);
+}
+
+bool warn_about_inline_discard(const FilesystemInfo& fs) {
+  // Taken over, ignored on purpose, or not possible: takeover_note() says it.
+  const bool left_inline = fs.takeover.empty() || fs.takeover == "inline";
+  return fs.inline_discard && fs.discard_mode != "async" && left_inline;
 }
 
 std::string inline_discard_warning(const std::string& mount_point) {

@@ -31,6 +31,12 @@ bool pass_under_way(const FilesystemInfo& filesystem);
 // "success, 1.2 GiB trimmed in 12.3s"
 std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec);
 
+// Whether to advise against the filesystem's online discard: synchronous
+// only (btrfs discard=async is batched in the background already).
+bool warn_about_inline_discard(const FilesystemInfo& filesystem);
+// What status says about a takeover (taken over, not possible, failed), or
+// "" when there is nothing to say (ctl/takeover.cpp).
+std::string takeover_note(const FilesystemInfo& filesystem);
 // The warning status prints for a filesystem mounted with 'discard'.
 std::string inline_discard_warning(const std::string& mount_point);
 

@@ -85,7 +85,9 @@ std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems) {
   for (const auto& fs : filesystems)
     if (!fs.state_reason.empty()) notes.push_back({fs.mount_point + ": " + fs.state + ": " + fs.state_reason});
   for (const auto& fs : filesystems)
-    if (fs.inline_discard) notes.push_back({inline_discard_warning(fs.mount_point), Color::Yellow});
+    if (warn_about_inline_discard(fs)) notes.push_back({inline_discard_warning(fs.mount_point), Color::Yellow});
+  for (const auto& fs : filesystems)
+    if (const auto note = takeover_note(fs); !note.empty()) notes.push_back({note});
   return notes;
 }
 

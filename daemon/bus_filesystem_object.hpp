@@ -58,6 +58,10 @@ class FilesystemObject final : public FilesystemAdaptor {
   uint64_t LastBytesTrimmed() override { return status_.last_bytes_trimmed; }
   uint64_t NextTrim() override;
   bool InlineDiscard() override { return status_.inline_discard; }
+  std::string DiscardMode() override { return to_string(status_.discard_mode); }
+  std::string Takeover() override { return to_string(status_.takeover.status); }
+  std::string TakeoverReason() override { return status_.takeover.reason; }
+  uint64_t TakenOverSince() override;
 
   BusConnection& bus_;
   Commands& commands_;

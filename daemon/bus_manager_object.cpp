@@ -75,6 +75,20 @@ void ManagerObject::NotifyFreed(sdbus::Result<>&& result, std::string mount_poin
                                 });
 }
 
+void ManagerObject::TakeOver(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
+  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.TakeOver", mount_points,
+                                [this](Manager&, const auto& ids, TimePoint) {
+                                  commands_.control().take_over(ids);
+                                });
+}
+
+void ManagerObject::HandBack(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
+  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.HandBack", mount_points,
+                                [this](Manager&, const auto& ids, TimePoint) {
+                                  commands_.control().hand_back(ids);
+                                });
+}
+
 std::string ManagerObject::Version() { return TRIMD_VERSION; }
 std::string ManagerObject::State() { return commands_.manager().state(); }
 uint64_t ManagerObject::BytesTrimmedTotal() { return commands_.manager().bytes_trimmed_total(); }

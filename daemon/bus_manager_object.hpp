@@ -35,6 +35,8 @@ class ManagerObject final : public ManagerAdaptor {
   void Cancel(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
   void Reload(sdbus::Result<>&& result) override;
   void NotifyFreed(sdbus::Result<>&& result, std::string mount_point, uint64_t bytes) override;
+  void TakeOver(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
+  void HandBack(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
 
   std::string Version() override;
   std::string State() override;

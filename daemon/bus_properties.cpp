@@ -26,6 +26,11 @@ std::vector<std::string> changed_properties(const FsStatus& before, const FsStat
   check(before.last_bytes_trimmed != after.last_bytes_trimmed, "LastBytesTrimmed");
   check(timestamp_usec(before.next_trim) != timestamp_usec(after.next_trim), "NextTrim");
   check(before.inline_discard != after.inline_discard, "InlineDiscard");
+  check(before.discard_mode != after.discard_mode, "DiscardMode");
+  check(before.takeover.status != after.takeover.status, "Takeover");
+  check(before.takeover.reason != after.takeover.reason, "TakeoverReason");
+  check(timestamp_usec(before.takeover.since) != timestamp_usec(after.takeover.since),
+        "TakenOverSince");
   return names;
 }
 

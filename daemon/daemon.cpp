@@ -79,6 +79,8 @@ void Daemon::reload() {
   }
   config_ = fresh;
   manager_->set_config(std::move(fresh), now());
+  takeover_->policy_changed();
+  rescan_timer_->arm_in(kRescanDelay);
   sample_timer_->arm_every(config_.sample_interval);
   runner_->set_preempt_interval(runner_interval(config_));
   spdlog::set_level(spdlog::level::from_str(options_.log_level.value_or(config_.log_level)));
@@ -92,7 +94,9 @@ void Daemon::kick() {
 }
 
 void Daemon::rescan() {
-  manager_->update_filesystems(system_.scan().tracked, now());
+  const auto found = system_.scan().tracked;
+  manager_->update_filesystems(found, now());
+  reconcile_takeovers(found);
   pump();
 }
 
@@ -210,6 +214,7 @@ void Daemon::shut_down() {
   runner_->stop_all();
   if (!runner_->drain(kStopGrace))
     spdlog::warn("a FITRIM runner did not exit in time; its chunk will be redone after restart");
+  if (!options_.once) hand_back_on_stop();
   save_state(true);
   loop_.quit();
 }
@@ -221,6 +226,7 @@ int Daemon::run() {
     spdlog::info("forgot {} filesystems not seen for {}", dropped,
                  format_duration(kForgetUnseenAfter));
   manager_ = std::make_unique<Manager>(config_, std::move(state), now());
+  takeover_ = std::make_unique<TakeoverController>(*manager_, remounter_);
   runner_ = std::make_unique<ChunkRunner>(
       loop_, [this] { return system_.diskstats(); }, runner_interval(config_),
       [this](const ChunkReport& report) { chunk_ended(report); });
@@ -232,7 +238,9 @@ int Daemon::run() {
   udev_watcher_ = std::make_unique<UdevWatcher>(loop_, schedule_rescan);
 
   manager_->observe_diskstats(system_.diskstats(), now());
-  manager_->update_filesystems(system_.scan().tracked, now());
+  const auto found = system_.scan().tracked;
+  manager_->update_filesystems(found, now());
+  reconcile_takeovers(found);
   if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);

@@ -13,8 +13,10 @@
 #include "options.hpp"
 #include "save_backoff.hpp"
 #include "state_store.hpp"
+#include "remounter.hpp"
 #include "system_view.hpp"
 #include "chunk_runner.hpp"
+#include "takeover_controller.hpp"
 
 namespace trimd {
 
@@ -31,6 +33,10 @@ class DaemonControl {
   // Something changed (a control call): look for work soon.
   virtual void kick() = 0;
   virtual TimePoint now() const = 0;
+  // Take over / hand back inline discard of these filesystem ids (TakeOver,
+  // HandBack). Throw ManagerError; by default there is nothing to do it with.
+  virtual void take_over(const std::vector<std::string>& ids);
+  virtual void hand_back(const std::vector<std::string>& ids);
 };
 
 class Daemon final : public DaemonControl {
@@ -45,11 +51,15 @@ class Daemon final : public DaemonControl {
   void kick() override;
   TimePoint now() const override { return Clock::now(); }
   static SteadyPoint mono() { return SteadyClock::now(); }
+  void take_over(const std::vector<std::string>& ids) override;
+  void hand_back(const std::vector<std::string>& ids) override;
 
  private:
   void setup_signals();
   void on_signal();
   void rescan();
+  void reconcile_takeovers(const std::vector<DiscoveredFs>& found);
+  void hand_back_on_stop();
   void sample_diskstats();
   void pump();
   void chunk_ended(const ChunkReport& report);
@@ -64,8 +74,10 @@ class Daemon final : public DaemonControl {
   Config config_;
   StateStore store_;
   SystemView system_;
+  FsconfigRemounter remounter_;
   EventLoop loop_;
   std::unique_ptr<Manager> manager_;
+  std::unique_ptr<TakeoverController> takeover_;
   std::unique_ptr<ChunkRunner> runner_;
   std::unique_ptr<MountWatcher> mount_watcher_;
   std::unique_ptr<UdevWatcher> udev_watcher_;

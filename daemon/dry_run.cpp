@@ -10,6 +10,14 @@ namespace trimd {
 
 namespace {
 
+// --dry-run changes nothing.
+class NeverRemount final : public Remounter {
+ public:
+  RemountOutcome set_discard(const RemountTarget&, bool) override {
+    return {RemountResult::Failed, "--dry-run"};
+  }
+};
+
 std::string describe_disk(const BlockDisk& disk) {
   return fmt::format("{} ({}, discard {}, {})", disk.name, format_size(disk.size_bytes),
                      disk.supports_discard()
@@ -31,6 +39,33 @@ std::string describe_when(const FsStatus& status, TimePoint now) {
                      wait.count() <= 0 ? std::string("due now") : "in " + format_duration(wait));
 }
 
+// What trimd would do about the filesystem's online discard; empty when
+// there is nothing to say.
+std::string describe_takeover(const TakeoverDecision& decision) {
+  const TakeoverView& view = decision.view;
+  switch (decision.action) {
+    case TakeoverAction::TurnOff:
+      return "mounted with 'discard': would take it over (remount with nodiscard, nothing else) "
+             "and trim it instead (inline_discard = \"takeover\")";
+    case TakeoverAction::HandBack:
+      return "taken over by trimd: would hand 'discard' back (the policy no longer says takeover)";
+    case TakeoverAction::Adopt:
+      return "taken over by trimd: mounted without discard, trimd trims it";
+    case TakeoverAction::Forget:
+    case TakeoverAction::Nothing:
+      break;
+  }
+  switch (view.status) {
+    case TakeoverStatus::Inline:
+      return "mounted with 'discard': every delete already trims inline (inline_discard = "
+             "\"takeover\" would stop that)";
+    case TakeoverStatus::NotPossible:
+      return "mounted with 'discard', not taken over: " + view.reason;
+    default:
+      return {};
+  }
+}
+
 }  // namespace
 
 int run_dry_run(const Config& config, const std::string& state_dir) {
@@ -42,6 +77,10 @@ int run_dry_run(const Config& config, const std::string& state_dir) {
   std::map<std::string, DiscoveredFs> by_id;
   for (const auto& fs : discovery.tracked) by_id[fs.id] = fs;
   manager.update_filesystems(discovery.tracked, now);
+  NeverRemount never;
+  TakeoverController takeover(manager, never);
+  const auto decisions = takeover.preview(
+      discovery.tracked, parse_fstab(read_text_file("/etc/fstab").value_or("")), now);
 
   fmt::print("Filesystems trimd tracks:\n");
   if (discovery.tracked.empty()) fmt::print("  (none)\n");
@@ -50,8 +89,8 @@ int run_dry_run(const Config& config, const std::string& state_dir) {
     fmt::print("  {} ({}, {}, {}{})\n", status.mount_point, status.fs_type, status.device,
                format_size(status.size), status.uuid.empty() ? "" : ", UUID " + status.uuid);
     for (const auto& disk : fs.topology.disks) fmt::print("      disk {}\n", describe_disk(disk));
-    if (status.inline_discard)
-      fmt::print("      mounted with 'discard': every delete already trims inline\n");
+    if (const auto line = describe_takeover(decisions.at(status.id)); !line.empty())
+      fmt::print("      {}\n", line);
     fmt::print("      {}\n", describe_when(status, now));
   }
   fmt::print("\nMounts left alone:\n");

@@ -124,6 +124,15 @@ class Reader {
     return parsed(name, value, parse_time_window, text);
   }
 
+  InlineDiscardPolicy inline_discard(const std::string& name, const toml::node& value) const {
+    const auto text = string(name, value);
+    for (const auto policy : {InlineDiscardPolicy::Warn, InlineDiscardPolicy::Takeover,
+                              InlineDiscardPolicy::Ignore})
+      if (text == to_string(policy)) return policy;
+    fail(value.source(),
+         fmt::format("{}: \"{}\" is not a choice (use warn, takeover or ignore)", name, text));
+  }
+
   std::uint64_t positive_size(const std::string& name, const toml::node& value) const {
     const auto bytes = size(name, value);
     if (bytes == 0) fail(value.source(), fmt::format("{}: must be greater than 0", name));
@@ -209,12 +218,14 @@ bool read_policy_key(const Reader& r, const std::string& name, const toml::key& 
   else if (key == "rate_limit") out.rate_limit_bytes_per_sec = r.size(name, value);
   else if (key == "overdue_grace") out.overdue_grace = r.duration(name, value, kPolicyRange);
   else if (key == "skip_rotational") out.skip_rotational = r.boolean(name, value);
+  else if (key == "inline_discard") out.inline_discard = r.inline_discard(name, value);
   else return false;
   return true;
 }
 
 // Only [trim] sets these: they steer trimd as a whole, not one filesystem.
-constexpr std::array<std::string_view, 3> trim_only_keys{"first_delay", "gentle_chunk_size", "gentle_pause"};
+constexpr std::array<std::string_view, 4> trim_only_keys{"first_delay", "gentle_chunk_size", "gentle_pause",
+                                                         "hand_back_on_stop"};
 
 bool is_trim_only_key(const toml::key& key) {
   for (const auto k : trim_only_keys)
@@ -233,6 +244,8 @@ void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
       policy.gentle_chunk_bytes = r.positive_size(name, value);
     else if (key == "gentle_pause")
       policy.gentle_pause = r.duration(name, value, kChunkRange);
+    else if (key == "hand_back_on_stop")
+      policy.hand_back_on_stop = r.boolean(name, value);
     else
       fail_unknown_key(r, name, key);
   }
@@ -315,6 +328,15 @@ ConfigError::ConfigError(std::string file, int line, int column, const std::stri
       column_(column),
       message_(message) {}
 
+const char* to_string(InlineDiscardPolicy policy) {
+  switch (policy) {
+    case InlineDiscardPolicy::Warn: return "warn";
+    case InlineDiscardPolicy::Takeover: return "takeover";
+    case InlineDiscardPolicy::Ignore: return "ignore";
+  }
+  return "warn";
+}
+
 bool PolicyOverride::matches(std::string_view mount_point, std::string_view fs_uuid,
                              std::string_view type) const {
   if (mount_point_glob && ::fnmatch(mount_point_glob->c_str(), std::string{mount_point}.c_str(), 0) != 0)
@@ -338,6 +360,7 @@ void PolicyOverride::apply_to(TrimPolicy& policy) const {
   if (rate_limit_bytes_per_sec) policy.rate_limit_bytes_per_sec = *rate_limit_bytes_per_sec;
   if (overdue_grace) policy.schedule.overdue_grace = *overdue_grace;
   if (skip_rotational) policy.skip_rotational = *skip_rotational;
+  if (inline_discard) policy.inline_discard = *inline_discard;
 }
 
 TrimPolicy Config::policy_for(std::string_view mount_point, std::string_view uuid,

@@ -15,6 +15,11 @@
 
 namespace trimd {
 
+// What trimd does about a filesystem mounted with synchronous `discard`
+// (lib/takeover.hpp): say so, turn it off and trim instead, or stay quiet.
+enum class InlineDiscardPolicy { Warn, Takeover, Ignore };
+const char* to_string(InlineDiscardPolicy policy);  // "warn", "takeover", "ignore"
+
 // How one filesystem is trimmed. Every field can be overridden per filesystem.
 struct TrimPolicy {
   bool enabled = true;
@@ -35,6 +40,10 @@ struct TrimPolicy {
   // Rotational devices that support discard are mostly thin-provisioned or
   // virtual, where TRIM is what gives space back: don't skip them by default.
   bool skip_rotational = false;
+  InlineDiscardPolicy inline_discard = InlineDiscardPolicy::Warn;
+  // [trim] only: on a clean stop, give back `discard` to the filesystems
+  // trimd took over, so none is left with neither inline discard nor trimd.
+  bool hand_back_on_stop = true;
 };
 
 // A [[filesystem]] table: which filesystems it applies to, and what it sets.
@@ -55,6 +64,7 @@ struct PolicyOverride {
   std::optional<std::uint64_t> rate_limit_bytes_per_sec;
   std::optional<Duration> overdue_grace;
   std::optional<bool> skip_rotational;
+  std::optional<InlineDiscardPolicy> inline_discard;
 
   bool matches(std::string_view mount_point, std::string_view uuid, std::string_view fs_type) const;
   void apply_to(TrimPolicy& policy) const;

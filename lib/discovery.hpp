@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "block_topology.hpp"
+#include "discard_mode.hpp"
 #include "fs_probe.hpp"
 #include "mountinfo.hpp"
 #include "planner.hpp"
@@ -36,7 +37,9 @@ struct DiscoveredFs {
 
   std::vector<std::string> disk_names() const;
   bool rotational() const;  // any backing disk spins
-  bool inline_discard() const { return mount.has_option("discard"); }
+  DiscardMode discard_mode() const { return trimd::discard_mode(mount); }
+  // Synchronous online discard only: btrfs discard=async is not that.
+  bool inline_discard() const { return discard_mode() == DiscardMode::Sync; }
 };
 
 // A mount that is not a filesystem to trim at all (tmpfs, nfs, read-only,

@@ -72,6 +72,7 @@ void Manager::reschedule(Tracked& fs, TimePoint now) {
   }
   const double jitter = stable_jitter(fs.fs.id, last_end ? to_usec(*last_end) : 0);
   fs.due = next_due(schedule, last_end, started_at_, jitter);
+  if (const auto soon = first_pass_after_takeover(record)) fs.due = std::min(fs.due, *soon);
 }
 
 void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now) {

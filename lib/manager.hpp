@@ -19,6 +19,7 @@
 #include "idleness.hpp"
 #include "preemption.hpp"
 #include "state_store.hpp"
+#include "takeover.hpp"
 #include "time.hpp"
 #include "trimmer.hpp"
 
@@ -56,7 +57,9 @@ struct FsStatus {
   std::string last_result;  // "success", "failed: ...", "cancelled", "unsupported", ""
   std::uint64_t last_bytes_trimmed = 0;
   std::optional<TimePoint> next_trim;  // when the next pass is due (none while one runs)
-  bool inline_discard = false;
+  bool inline_discard = false;  // discard_mode == Sync
+  DiscardMode discard_mode = DiscardMode::None;
+  TakeoverView takeover;  // what trimd did about synchronous discard
   bool gentle = false;  // overdue and trimmed while the disks are busy
 
   bool operator==(const FsStatus&) const = default;
@@ -170,6 +173,13 @@ class Manager {
   void resume(const std::vector<std::string>& ids, TimePoint now);
   void cancel(const std::vector<std::string>& ids, TimePoint now);
   void notify_freed(const std::string& id, std::uint64_t bytes, TimePoint now);
+
+  // --- inline discard takeover (lib/takeover_controller.hpp decides) -----------
+  // What to show of the filesystem's takeover, and the record to persist
+  // (nothing = trimd owes it no `discard`). A takeover makes the first pass
+  // due soon (first_pass_after_takeover).
+  void set_takeover(const std::string& id, const TakeoverView& view,
+                    const std::optional<TakeoverRecord>& record, TimePoint now);
 
   // --- what it knows ---------------------------------------------------------
   std::optional<std::string> id_for_mount_point(std::string_view mount_point) const;

@@ -129,6 +129,8 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   s.backing_disks = fs.fs.disk_names();
   s.size = fs.fs.geometry.size_bytes;
   s.inline_discard = fs.fs.inline_discard();
+  s.discard_mode = fs.fs.discard_mode();
+  s.takeover = fs.takeover;
   s.gentle = fs.pass && fs.pass->gentle;
   std::optional<PassOutcome> last;
   auto rec = records_.find(fs.fs.id);

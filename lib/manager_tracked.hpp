@@ -72,6 +72,8 @@ struct Manager::Tracked {
   // chunks (0 = nothing learned yet): sizes chunks to the policy's chunk_time.
   double range_bytes_per_sec = 0;
 
+  TakeoverView takeover;
+
   std::optional<FsStatus> last_sent;
 
   bool trimmable() const {

@@ -60,6 +60,10 @@ toml::table record_to_table(const FsRecord& record) {
   if (record.pass_start) table.insert("pass_start_usec", to_usec(*record.pass_start));
   table.insert("pass_bytes", to_toml_integer(record.pass_bytes));
   if (record.last_seen) table.insert("last_seen_usec", to_usec(*record.last_seen));
+  if (record.taken_over) {
+    table.insert("taken_over_usec", to_usec(record.taken_over->since));
+    table.insert("taken_over_by", to_string(record.taken_over->origin));
+  }
   return table;
 }
 
@@ -144,6 +148,12 @@ class RecordReader {
     if (const auto* s = node->as_string()) return s->get();
     throw wrong(key, "a string");
   }
+  TakeoverOrigin takeover_origin(std::string_view key) const {
+    const auto text = string(key);
+    for (const auto origin : {TakeoverOrigin::Policy, TakeoverOrigin::Request})
+      if (text == to_string(origin)) return origin;
+    throw wrong(key, "\"policy\" or \"request\"");
+  }
 
  private:
   std::runtime_error wrong(std::string_view key, std::string_view expected) const {
@@ -165,6 +175,8 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
   record.pass_start = r.time("pass_start_usec");
   record.pass_bytes = r.count("pass_bytes");
   record.last_seen = r.time("last_seen_usec");
+  if (const auto since = r.time("taken_over_usec"))
+    record.taken_over = TakeoverRecord{*since, r.takeover_origin("taken_over_by")};
   return record;
 }
 
@@ -256,6 +268,10 @@ void sync_directory(const fs::path& directory) {
 }
 
 }  // namespace
+
+const char* to_string(TakeoverOrigin origin) {
+  return origin == TakeoverOrigin::Request ? "request" : "policy";
+}
 
 // Unknown keys are left alone: a newer trimd may have written them.
 StateMap parse_state(std::string_view text, const std::filesystem::path& file) {

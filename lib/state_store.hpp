@@ -14,6 +14,17 @@
 
 namespace trimd {
 
+// Why trimd turned a filesystem's inline discard off: its policy said
+// inline_discard = "takeover", or someone asked (TakeOver on the bus).
+enum class TakeoverOrigin { Policy, Request };
+const char* to_string(TakeoverOrigin origin);  // "policy", "request"
+
+struct TakeoverRecord {
+  TimePoint since{};
+  TakeoverOrigin origin = TakeoverOrigin::Policy;
+  bool operator==(const TakeoverRecord&) const = default;
+};
+
 struct FsRecord {
   std::optional<TimePoint> last_start;
   std::optional<TimePoint> last_end;
@@ -26,6 +37,8 @@ struct FsRecord {
   std::string mount_point;  // for people reading the file
   // When trimd last found this filesystem mounted (absent in older files).
   std::optional<TimePoint> last_seen;
+  // trimd took the filesystem's `discard` away and owes it back (trimd(8)).
+  std::optional<TakeoverRecord> taken_over;
 };
 
 using StateMap = std::map<std::string, FsRecord>;  // key: filesystem id

@@ -3,7 +3,10 @@ of one set + `sync`, on ext4 and xfs over the slow-TRIM device.
 
 Configurations, each on a fresh twin: no discard (the baseline, then
 fstrim'd on a plain loop: the level "all freed space reclaimed" means),
-`-o discard`, and no discard with trimd running as a daemon. Measured:
+`-o discard`, and no discard with trimd running as a daemon; on ext4 and
+btrfs also "takeover": mounted with (sync) discard, then taken over by
+trimd (inline_discard = "takeover" remounts it without discard) before
+the delete storm. Measured:
 rm + sync wall time (again on more twins for the two fast ones), the probe
 over the following minute, and when the backing file's allocation is back
 to the fstrim'd twin's floor (lib.context.residual_fstrim).
@@ -20,9 +23,23 @@ from lib.guard import say
 NAME = "W1"
 TITLE = "delete storm"
 CONFIGS = ("nodiscard", "discard", "trimd")
+TAKEOVER = "takeover"
+TAKEOVER_FS = ("ext4", "btrfs")  # xfs keeps discard across a remount: not taken over
 BASELINE = "nodiscard"
 RECLAIM_SLACK = 0.01  # "reclaimed": all but 1% of what the fstrim'd twin freed
-REPEATED = ("nodiscard", "trimd")  # rm + sync takes seconds there: time it again
+REPEATED = ("nodiscard", "trimd", TAKEOVER)  # rm + sync takes seconds there: time it again
+WITH_TRIMD = ("trimd", TAKEOVER)
+
+
+def configs_for(fs_type):
+    return CONFIGS + ((TAKEOVER,) if fs_type in TAKEOVER_FS else ())
+
+
+def mount_options(name, fs_type):
+    """Sync discard for `-o discard` and for the filesystem trimd takes over."""
+    if name not in ("discard", TAKEOVER):
+        return None
+    return "discard=sync" if fs_type == "btrfs" else "discard"
 
 
 def run(bench):
@@ -52,7 +69,7 @@ def run_fs(bench, fs_type):
            "template_alloc": disks.allocated(template), "configs": {}}
     reference = None
     try:
-        for name in CONFIGS:
+        for name in configs_for(fs_type):
             say(f"W1 {fs_type}: {name}")
             res = run_config(bench, fs_type, template, name, reference)
             out["configs"][name] = res
@@ -80,15 +97,17 @@ def reclaim_deadline(bench, name, reference):
     one_pass = discards * (bench.p.latency_ms + 1.0) / 1e3
     if name == "discard":
         return max(30.0, 2 * one_pass)
+    if name == TAKEOVER:  # its first pass comes a minute after the takeover at the latest
+        return bench.p.idle_window_s + 3 * one_pass + 90.0
     return bench.p.idle_window_s + 3 * one_pass + 30.0
 
 
 def rm_sync_trials(bench, fs_type, template):
     """More rm + sync timings on fresh twins, the configurations taking
     turns, so that a burst of other load on this machine hits both alike."""
-    times = {name: [] for name in REPEATED}
+    times = {name: [] for name in REPEATED if name in configs_for(fs_type)}
     for i in range(bench.p.w1_rm_repeats - 1):
-        for name in REPEATED:
+        for name in times:
             say(f"W1 {fs_type}: {name}, rm + sync again ({i + 2} of {bench.p.w1_rm_repeats})")
             times[name].append(rm_sync_once(bench, fs_type, template, name, i + 2))
     return times
@@ -101,8 +120,8 @@ def rm_sync_once(bench, fs_type, template, name, trial):
     mnt = bench.mnt("w1")
     log_path = os.path.join(bench.raw("W1", f"{fs_type}-{name}"), f"trimd-{trial}.log")
     try:
-        with disk.attached() as dev, disks.mounted(dev, mnt), \
-                daemon_if(bench, name, fs_type, log_path):
+        with disk.attached() as dev, disks.mounted(dev, mnt, mount_options(name, fs_type)), \
+                daemon_if(bench, name, fs_type, log_path, mnt):
             start = time.monotonic()
             rm_sync(mnt)
             return time.monotonic() - start
@@ -110,12 +129,55 @@ def rm_sync_once(bench, fs_type, template, name, trial):
         os.unlink(twin)
 
 
-def daemon_if(bench, name, fs_type, log_path):
-    """trimd as a daemon for the trimd configuration, nothing otherwise."""
-    if name != "trimd":
+def daemon_if(bench, name, fs_type, log_path, mnt):
+    """trimd as a daemon for the trimd configurations, nothing otherwise;
+    for "takeover", once it has taken the filesystem over."""
+    if name not in WITH_TRIMD:
         return contextlib.nullcontext()
+    if name == TAKEOVER:
+        return taken_over(bench, fs_type, log_path, mnt)
     return trimd.daemon(bench.trimd, bench.trimd_config("daemon"),
                         bench.state_dir(f"w1-{fs_type}"), log_path)
+
+
+def takeover_config(bench):
+    """The daemon policy, the benchmark's filesystems taken over: the key
+    goes to the last [[filesystem]] rule, the one naming them, so no other
+    mount on this machine is ever remounted."""
+    path = os.path.join(bench.work_dir, "trimd-takeover.toml")
+    if not os.path.exists(path):
+        with open(bench.trimd_config("daemon")) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.rstrip("\n") + '\ninline_discard = "takeover"\n')
+        trimd.check_config(bench.trimd, path)
+    return path
+
+
+def superblock_options(mnt):
+    """The superblock options of the mount at `mnt` (mountinfo's last field)."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            if fields[4] == mnt:
+                found = fields[-1]
+    return found.split(",")
+
+
+def has_sync_discard(mnt):
+    return any(o in ("discard", "discard=sync") for o in superblock_options(mnt))
+
+
+@contextlib.contextmanager
+def taken_over(bench, fs_type, log_path, mnt):
+    before = superblock_options(mnt)
+    with trimd.daemon(bench.trimd, takeover_config(bench), bench.state_dir(f"w1-{fs_type}"),
+                      log_path) as proc:
+        guard.wait_until(lambda: not has_sync_discard(mnt), 30, what=f"trimd to take {mnt} over")
+        after = superblock_options(mnt)
+        say(f"W1 {fs_type}: taken over: {','.join(before)} -> {','.join(after)}")
+        proc.mount_options = {"before": before, "after": after}
+        yield proc
 
 
 def rm_sync(mnt):
@@ -133,17 +195,19 @@ def run_config(bench, fs_type, template, name, reference):
     log_path = os.path.join(raw, "trimd.log")
     try:
         with disk.attached() as dev:
-            with disks.mounted(dev, mnt, "discard" if name == "discard" else None):
+            with disks.mounted(dev, mnt, mount_options(name, fs_type)):
                 stats0, ds0 = disk.stats(), disk.diskstats()
-                with daemon_if(bench, name, fs_type, log_path):
+                with daemon_if(bench, name, fs_type, log_path, mnt) as proc:
                     res.update(storm_and_probe(bench, name, twin, mnt, raw, reference,
                                                log_path))
+                    if name == TAKEOVER:
+                        res["mount_options"] = proc.mount_options
             # After the unmount: no discard is left in flight.
             stats1, ds1 = disk.stats(), disk.diskstats()
         res["slowtrim"] = bench.check_counters("W1", f"{fs_type}/{name}", stats1, stats0, ds0, ds1)
         res["slowtrim_final"] = disk.final
         res["alloc_end"] = disks.allocated(twin)
-        if name == "trimd":
+        if name in WITH_TRIMD:
             res["trimd_events"] = trimd.parse_log(log_path)
             res["trimd_pass"] = trimd.pass_summary(res["trimd_events"], mnt)
         res["residual"] = residual_fstrim(bench, twin, f"{fs_type}/{name}")
@@ -164,7 +228,7 @@ def reclaim_level(reference, alloc_before):
 def reclaim_over(name, alloc, level, log_path):
     """trimd: its pass has ended (one pass is what the target allows);
     online discard: the allocation is back to the level."""
-    if name == "trimd":
+    if name in WITH_TRIMD:
         return any(e["kind"] == "pass_end" for e in trimd.parse_log(log_path))
     return alloc.samples[-1][1] <= level
 

@@ -37,7 +37,11 @@ class FakeControl final : public DaemonControl {
   void reload() override;
   void kick() override { ++kicks; }
   TimePoint now() const override { return Clock::now(); }
+  void take_over(const std::vector<std::string>& ids) override { taken_over.push_back(ids); }
+  void hand_back(const std::vector<std::string>& ids) override { handed_back.push_back(ids); }
 
+  std::vector<std::vector<std::string>> taken_over;   // TakeOver calls, by id
+  std::vector<std::vector<std::string>> handed_back;  // HandBack calls
   std::optional<ConfigError> reload_error;  // thrown by reload() when set
   int reloads = 0;
   int kicks = 0;

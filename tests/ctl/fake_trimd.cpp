@@ -36,6 +36,8 @@ class Backend {
   virtual void cancel(const std::vector<std::string>& mount_points) = 0;
   virtual void reload() = 0;
   virtual void notify_freed(const std::string& mount_point, uint64_t bytes) = 0;
+  virtual void take_over(const std::vector<std::string>& mount_points) = 0;
+  virtual void hand_back(const std::vector<std::string>& mount_points) = 0;
   virtual FakeFilesystem filesystem(const std::string& path) const = 0;
   virtual std::string manager_state() const = 0;
   virtual uint64_t bytes_trimmed_total() const = 0;
@@ -86,6 +88,12 @@ class ManagerObject final
   void NotifyFreed(sdbus::Result<>&& result, std::string mount, uint64_t bytes) override {
     answer(std::move(result), [&] { backend_.notify_freed(mount, bytes); });
   }
+  void TakeOver(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
+    answer(std::move(result), [&] { backend_.take_over(mounts); });
+  }
+  void HandBack(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
+    answer(std::move(result), [&] { backend_.hand_back(mounts); });
+  }
   std::string Version() override { return "0.1.0"; }
   std::string State() override { return backend_.manager_state(); }
   uint64_t BytesTrimmedTotal() override { return backend_.bytes_trimmed_total(); }
@@ -133,6 +141,10 @@ class FilesystemObject final
   uint64_t LastBytesTrimmed() override { return fs().last_bytes_trimmed; }
   uint64_t NextTrim() override { return fs().next_trim; }
   bool InlineDiscard() override { return fs().inline_discard; }
+  std::string DiscardMode() override { return fs().discard_mode; }
+  std::string Takeover() override { return fs().takeover; }
+  std::string TakeoverReason() override { return fs().takeover_reason; }
+  uint64_t TakenOverSince() override { return fs().taken_over_since; }
 
   std::string path_;
   Backend& backend_;
@@ -281,6 +293,8 @@ struct FakeTrimd::Impl final : Backend {
   void pause(const std::vector<std::string>& mounts) override { record(calls.pause, mounts); }
   void resume(const std::vector<std::string>& mounts) override { record(calls.resume, mounts); }
   void cancel(const std::vector<std::string>& mounts) override { record(calls.cancel, mounts); }
+  void take_over(const std::vector<std::string>& mounts) override { record(calls.take_over, mounts); }
+  void hand_back(const std::vector<std::string>& mounts) override { record(calls.hand_back, mounts); }
 
   void reload() override {
     std::lock_guard lock(mutex);

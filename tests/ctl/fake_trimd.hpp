@@ -28,6 +28,10 @@ struct FakeFilesystem {
   uint64_t last_bytes_trimmed = 0;
   uint64_t next_trim = 0;
   bool inline_discard = false;
+  std::string discard_mode;
+  std::string takeover = "none";
+  std::string takeover_reason;
+  uint64_t taken_over_since = 0;
   // What the next pass comes to.
   std::string next_result = "success";
   uint64_t next_bytes = 0;
@@ -48,6 +52,8 @@ struct FakeCalls {
   std::vector<std::vector<std::string>> cancel;
   int reloads = 0;
   std::vector<std::pair<std::string, uint64_t>> notify_freed;
+  std::vector<std::vector<std::string>> take_over;
+  std::vector<std::vector<std::string>> hand_back;
 };
 
 class FakeTrimd {

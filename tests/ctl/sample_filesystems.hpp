@@ -53,6 +53,8 @@ inline FakeFilesystem data_filesystem(uint64_t now) {
   fs.size = 2ull << 40;
   fs.next_trim = now - 600 * kUsecPerSecond;  // due ten minutes ago
   fs.inline_discard = true;
+  fs.discard_mode = "sync";
+  fs.takeover = "inline";
   fs.next_result = "failed: Input/output error";
   fs.next_usec = 1000000;
   return fs;

@@ -252,6 +252,31 @@ std::string state_last_result(const std::string& state_file, const std::string& 
   return (*record)["last_result"].value<std::string>().value_or("");
 }
 
+namespace {
+
+template <typename T>
+std::optional<T> state_field(const std::string& state_file, const std::string& mount_point,
+                             const std::string& key) {
+  try {
+    const auto record = state_record(state_file, mount_point);
+    return record ? (*record)[key].value<T>() : std::nullopt;
+  } catch (const toml::parse_error&) {
+    return std::nullopt;  // not written yet
+  }
+}
+
+}  // namespace
+
+std::optional<std::int64_t> state_integer(const std::string& state_file,
+                                          const std::string& mount_point, const std::string& key) {
+  return state_field<std::int64_t>(state_file, mount_point, key);
+}
+
+std::optional<std::string> state_string(const std::string& state_file,
+                                        const std::string& mount_point, const std::string& key) {
+  return state_field<std::string>(state_file, mount_point, key);
+}
+
 // ---- images to trim ------------------------------------------------------------------
 
 FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t count,

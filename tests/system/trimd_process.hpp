@@ -111,6 +111,13 @@ std::optional<std::uint64_t> state_cursor(const std::string& state_file,
 
 // The record's `last_result` ("success", "failed: ...", ...); "" when none.
 std::string state_last_result(const std::string& state_file, const std::string& mount_point);
+// Any integer or string field of that record (e.g. "taken_over_usec",
+// "last_end_usec", "last_result"); nothing when the file, the record or the
+// field is not there (yet).
+std::optional<std::int64_t> state_integer(const std::string& state_file,
+                                          const std::string& mount_point, const std::string& key);
+std::optional<std::string> state_string(const std::string& state_file,
+                                        const std::string& mount_point, const std::string& key);
 
 // ---- images to trim ----------------------------------------------------------
 

@@ -77,6 +77,8 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.gentle_chunk_bytes, b.gentle_chunk_bytes);
   EXPECT_EQ(a.gentle_pause, b.gentle_pause);
   EXPECT_EQ(a.skip_rotational, b.skip_rotational);
+  EXPECT_EQ(a.inline_discard, b.inline_discard);
+  EXPECT_EQ(a.hand_back_on_stop, b.hand_back_on_stop);
 }
 
 }  // namespace
@@ -224,6 +226,8 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   expected.gentle_chunk_bytes = 16 * MiB;
   expected.gentle_pause = 10s;
   expected.skip_rotational = true;
+  expected.inline_discard = trimd::InlineDiscardPolicy::Takeover;
+  expected.hand_back_on_stop = false;
   expect_same_policy(c.trim, expected);
   EXPECT_EQ(c.log_level, "debug");
 
@@ -244,6 +248,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   EXPECT_EQ(srv.rate_limit_bytes_per_sec, GiB);
   EXPECT_EQ(srv.overdue_grace, Duration{48h});
   EXPECT_EQ(srv.skip_rotational, false);
+  EXPECT_EQ(srv.inline_discard, trimd::InlineDiscardPolicy::Ignore);
   EXPECT_FALSE(c.overrides[1].mount_point_glob || c.overrides[1].uuid || c.overrides[1].enabled);
   EXPECT_EQ(c.overrides[1].chunk_bytes, 4 * GiB);
 }
@@ -339,6 +344,11 @@ TEST(ConfigErrors, PointAtTheOffendingKeyOrValue) {
       {"[[filesystem]]\nfs_type = \"xfs\"\nchunk_size = \"0MiB\"\n", 3, 14,
        "filesystem.chunk_size: must be greater than 0"},
       {"[log]\nlevel = \"loud\"\n", 2, 9, "log.level: \"loud\" is not a level"},
+      {"[trim]\ninline_discard = \"remount\"\n", 2, 18,
+       "trim.inline_discard: \"remount\" is not a choice (use warn, takeover or ignore)"},
+      {"[trim]\ninline_discard = true\n", 2, 18, "trim.inline_discard: expected a string"},
+      {"[[filesystem]]\nmatch = \"/\"\nhand_back_on_stop = false\n", 3, 1,
+       "can only be set in [trim]"},
   });
 }
 

@@ -64,6 +64,7 @@ void expect_same_record(const FsRecord& a, const FsRecord& b) {
   EXPECT_EQ(a.pass_bytes, b.pass_bytes);
   EXPECT_EQ(a.mount_point, b.mount_point);
   EXPECT_EQ(a.last_seen, b.last_seen);
+  EXPECT_EQ(a.taken_over, b.taken_over);
 }
 
 void expect_same_state(const StateMap& a, const StateMap& b) {
@@ -360,4 +361,26 @@ TEST_F(StateStoreTest, IgnoresKeysItDoesNotKnow) {
   const auto loaded = StateStore{root_}.load();
   ASSERT_EQ(loaded.count("/dev/sda1"), 1u);
   EXPECT_EQ(loaded.at("/dev/sda1").last_bytes, 42u);
+}
+
+TEST_F(StateStoreTest, RoundTripsATakeoverWithItsTimeAndOrigin) {
+  StateMap state;
+  state["by-policy"].taken_over = trimd::TakeoverRecord{trimd::from_usec(1700000000000001),
+                                                        trimd::TakeoverOrigin::Policy};
+  state["by-request"].taken_over = trimd::TakeoverRecord{trimd::from_usec(1700000000000002),
+                                                         trimd::TakeoverOrigin::Request};
+  state["never"] = FsRecord{};
+  StateStore store{root_};
+  store.save(state);
+  expect_same_state(state, store.load());
+  const std::string text = read_text(root_ / "state.toml");
+  EXPECT_THAT(text, HasSubstr("taken_over_usec = 1700000000000002"));
+  EXPECT_THAT(text, HasSubstr("taken_over_by = \"request\""));
+  EXPECT_FALSE(store.load().at("never").taken_over.has_value());
+}
+
+TEST_F(StateStoreTest, AnUnknownTakeoverOriginCountsAsCorrupt) {
+  write_text(root_ / "state.toml", "[fs]\ntaken_over_usec = 5\ntaken_over_by = \"someone\"\n");
+  EXPECT_TRUE(StateStore{root_}.load().empty());
+  EXPECT_THAT(log_.str(), HasSubstr("taken_over_by: expected \"policy\" or \"request\""));
 }
