@@ -16,7 +16,7 @@ void Manager::set_takeover(const std::string& id, const TakeoverView& view,
   if (!fs) return;
   persisted.mount_point = fs->fs.mount.mount_point;
   fs->takeover = view;
-  if (!fs->pass_active) reschedule(*fs, now);
+  if (!fs->pass) reschedule(*fs, now);
   notify(*fs, now);
 }
 
