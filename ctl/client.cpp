@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -258,6 +259,11 @@ Client::Client(const std::string& address) : impl_(std::make_unique<Impl>()) {
 }
 
 Client::~Client() = default;
+
+void Client::allow_time_to_authenticate() {
+  // trimd gives polkit two minutes; a little more, so its answer gets here.
+  impl_->connection->setMethodCallTimeout(std::chrono::seconds(150));
+}
 
 ManagerInfo Client::manager() {
   return impl_->call([&] {

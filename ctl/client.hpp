@@ -95,6 +95,10 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
+  // A person may be typing a password for polkit meanwhile: calls wait
+  // as long as trimd waits for polkit, not sd-bus's default 25 s.
+  void allow_time_to_authenticate();
+
   ManagerInfo manager();
   // Sorted by mount point.
   std::vector<FilesystemInfo> filesystems();

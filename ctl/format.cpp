@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,79 +19,6 @@ constexpr uint64_t kUsecPerDay = 24 * kUsecPerHour;
 constexpr uint64_t kUsecPerWeek = 7 * kUsecPerDay;
 constexpr uint64_t kUsecPerMonth = 2629800 * kUsecPerSec;  // 30.44 days
 constexpr uint64_t kUsecPerYear = 31557600 * kUsecPerSec;  // 365.25 days
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim_spaces(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
-
-std::optional<uint64_t> size_multiplier(std::string_view suffix) {
-  struct Prefix {
-    char letter;
-    unsigned power;
-  };
-  static constexpr std::array<Prefix, 6> kPrefixes{
-      {{'k', 1}, {'m', 2}, {'g', 3}, {'t', 4}, {'p', 5}, {'e', 6}}};
-  const std::string s = lowercase(suffix);
-  if (s.empty() || s == "b") return 1;
-  for (const auto& prefix : kPrefixes) {
-    if (s[0] != prefix.letter) continue;
-    const std::string rest = s.substr(1);
-    uint64_t base;
-    if (rest.empty() || rest == "ib")
-      base = 1024;
-    else if (rest == "b")
-      base = 1000;
-    else
-      return std::nullopt;
-    uint64_t multiplier = 1;
-    for (unsigned i = 0; i < prefix.power; ++i) multiplier *= base;
-    return multiplier;
-  }
-  return std::nullopt;
-}
-
-// Reads "123" or "1.25" from the front of `text` as whole part, fraction
-// digits and their count; nothing when there is no digit.
-struct Decimal {
-  uint64_t whole = 0;
-  uint64_t fraction = 0;
-  uint64_t fraction_scale = 1;
-};
-
-std::optional<Decimal> take_decimal(std::string_view& text) {
-  Decimal number;
-  std::size_t digits = 0;
-  while (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) {
-    const auto digit = static_cast<uint64_t>(text.front() - '0');
-    if (__builtin_mul_overflow(number.whole, 10u, &number.whole) ||
-        __builtin_add_overflow(number.whole, digit, &number.whole))
-      return std::nullopt;
-    text.remove_prefix(1);
-    ++digits;
-  }
-  if (!text.empty() && text.front() == '.') {
-    text.remove_prefix(1);
-    // More than 18 fraction digits say nothing a uint64_t could hold.
-    while (!text.empty() && std::isdigit(static_cast<unsigned char>(text.front()))) {
-      if (number.fraction_scale < 1000000000000000000ull) {
-        number.fraction = number.fraction * 10 + static_cast<uint64_t>(text.front() - '0');
-        number.fraction_scale *= 10;
-      }
-      text.remove_prefix(1);
-      ++digits;
-    }
-  }
-  if (digits == 0) return std::nullopt;
-  return number;
-}
 
 struct SpanUnit {
   uint64_t usec;
@@ -114,8 +40,9 @@ std::string amount(uint64_t n, const SpanUnit& unit) {
 }
 
 // The span rounded to what a person needs: two units at most, the second
-// only where it still matters (the choice systemctl makes).
-std::string coarse_span(uint64_t d) {
+// only where it still matters (the choice systemctl makes); `one_unit`:
+// the first alone, rounded to the nearest.
+std::string coarse_span(uint64_t d, bool one_unit) {
   struct Rule {
     uint64_t at_least;
     const SpanUnit* major;
@@ -134,6 +61,7 @@ std::string coarse_span(uint64_t d) {
   }};
   for (const auto& rule : kRules) {
     if (d < rule.at_least) continue;
+    if (one_unit) return amount((d + rule.major->usec / 2) / rule.major->usec, *rule.major);
     std::string text = amount(d / rule.major->usec, *rule.major);
     if (rule.minor) {
       const uint64_t rest = (d % rule.major->usec) / rule.minor->usec;
@@ -149,55 +77,12 @@ bool local_time(uint64_t usec, std::tm& out) {
   return localtime_r(&seconds, &out) != nullptr;
 }
 
-std::size_t display_width(const std::string& text) {
-  // UTF-8 continuation bytes do not start a new code point.
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
-
 }  // namespace
 
 uint64_t realtime_now_usec() {
   using namespace std::chrono;
   return static_cast<uint64_t>(
       duration_cast<microseconds>(system_clock::now().time_since_epoch()).count());
-}
-
-std::string format_bytes(uint64_t bytes) {
-  static constexpr std::array<const char*, 7> kUnits{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  std::size_t unit = 0;
-  double value = static_cast<double>(bytes);
-  // Round to tenths first, so 1023.96 KiB becomes "1 MiB", not "1024 KiB".
-  while (unit + 1 < kUnits.size() && std::round(value * 10.0) / 10.0 >= 1024.0) {
-    value /= 1024.0;
-    ++unit;
-  }
-  const auto tenths = static_cast<uint64_t>(std::llround(value * 10.0));
-  std::string number = std::to_string(tenths / 10);
-  if (tenths % 10 != 0) number += "." + std::to_string(tenths % 10);
-  return number + " " + kUnits[unit];
-}
-
-std::optional<uint64_t> parse_bytes(std::string_view text) {
-  text = trim_spaces(text);
-  const auto number = take_decimal(text);
-  if (!number) return std::nullopt;
-  const auto multiplier = size_multiplier(trim_spaces(text));
-  if (!multiplier) return std::nullopt;
-  if (number->fraction != 0 && *multiplier == 1) return std::nullopt;  // no half bytes
-  uint64_t total;
-  if (__builtin_mul_overflow(number->whole, *multiplier, &total)) return std::nullopt;
-  // fraction < scale <= 10^18 and multiplier <= 2^60: split to stay in range.
-  const uint64_t per_step = *multiplier / number->fraction_scale;
-  const uint64_t rest = *multiplier % number->fraction_scale;
-  const auto fractional = static_cast<uint64_t>(
-      number->fraction * per_step +
-      static_cast<uint64_t>(static_cast<long double>(number->fraction) * rest /
-                            static_cast<long double>(number->fraction_scale)));
-  if (__builtin_add_overflow(total, fractional, &total)) return std::nullopt;
-  return total;
 }
 
 std::string format_timestamp(uint64_t usec) {
@@ -208,11 +93,11 @@ std::string format_timestamp(uint64_t usec) {
   return std::string(buffer, n);
 }
 
-std::string format_relative(uint64_t usec, uint64_t now_usec) {
+std::string format_relative(uint64_t usec, uint64_t now_usec, bool one_unit) {
   const bool future = usec > now_usec;
   const uint64_t span = future ? usec - now_usec : now_usec - usec;
   if (span < kUsecPerSec) return "now";
-  return coarse_span(span) + (future ? " left" : " ago");
+  return coarse_span(span, one_unit) + (future ? " left" : " ago");
 }
 
 std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec,
@@ -257,29 +142,6 @@ std::string progress_bar(double fraction, std::size_t width) {
   if (filled >= inner) return "[" + std::string(inner, '=') + "]";
   const std::string head = filled > 0 ? std::string(filled, '=') + ">" : "";
   return "[" + head + std::string(inner - head.size(), ' ') + "]";
-}
-
-std::string render_table(const std::vector<std::string>& header,
-                         const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(header.size(), 0);
-  auto measure = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
-      widths[i] = std::max(widths[i], display_width(row[i]));
-  };
-  measure(header);
-  for (const auto& row : rows) measure(row);
-
-  auto render_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - display_width(row[i]) + 2, ' ');
-    }
-    return line + "\n";
-  };
-  std::string out = render_row(header);
-  for (const auto& row : rows) out += render_row(row);
-  return out;
 }
 
 }  // namespace trimctl

@@ -1,32 +1,24 @@
-// How trimctl writes numbers, times and tables for people: sizes in IEC
-// units ("1.5 GiB"), timestamps as systemctl shows them ("Tue 2026-12-01
-// 09:00 UTC; 2h left"), durations, percentages and progress bars.
+// How trimctl writes times and progress for people: timestamps as
+// systemctl shows them ("Tue 2026-12-01 09:00 UTC; 2h left"), durations,
+// percentages and progress bars. Sizes are trimd's own units, read and
+// written as trimd.toml has them (trimd::parse_size, trimd::format_size).
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace trimctl {
 
 // Microseconds since the Unix epoch (CLOCK_REALTIME), as on the bus.
 uint64_t realtime_now_usec();
 
-// "512 B", "1.5 GiB": one decimal, dropped when it is zero ("2 GiB").
-std::string format_bytes(uint64_t bytes);
-
-// "50GiB", "50 G", "1.5T", "10MB" (decimal), "4096" (bytes). Binary
-// prefixes whether written K or KiB, as util-linux reads them; KB, MB...
-// are powers of 1000. Nothing when the text is no size or overflows.
-std::optional<uint64_t> parse_bytes(std::string_view text);
-
 // "Tue 2026-12-01 09:00 UTC" in the local time zone.
 std::string format_timestamp(uint64_t usec);
 
 // "2h left", "3 days ago", "now": the coarse span systemctl prints.
-std::string format_relative(uint64_t usec, uint64_t now_usec);
+// `one_unit`: "2h left" for 1h 57min, where room is short.
+std::string format_relative(uint64_t usec, uint64_t now_usec, bool one_unit = false);
 
 // "Tue 2026-12-01 09:00 UTC; 2h left", or `none` for 0 (never / not set).
 std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec,
@@ -43,10 +35,5 @@ std::string format_percent(double fraction);
 
 // "[=========>          ]" of exactly `width` characters (at least 3).
 std::string progress_bar(double fraction, std::size_t width);
-
-// Columns separated by two spaces, each as wide as its widest cell; the
-// last column is not padded. Widths count UTF-8 code points.
-std::string render_table(const std::vector<std::string>& header,
-                         const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace trimctl

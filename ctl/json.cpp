@@ -44,6 +44,44 @@ std::string json_array(const std::vector<std::string>& elements) {
   return out + "]";
 }
 
+namespace {
+
+std::string newline_and_indent(int depth) { return "\n" + std::string(2 * static_cast<std::size_t>(depth), ' '); }
+
+}  // namespace
+
+std::string json_pretty(std::string_view compact) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < compact.size(); ++i) {
+    const char c = compact[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < compact.size()) out += compact[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"': in_string = true; out += c; break;
+      case '{':
+      case '[':
+        out += c;
+        if (i + 1 < compact.size() && (compact[i + 1] == '}' || compact[i + 1] == ']'))
+          out += compact[++i];  // empty: stays "{}" or "[]"
+        else
+          out += newline_and_indent(++depth);
+        break;
+      case '}':
+      case ']': out += newline_and_indent(--depth) + c; break;
+      case ',': out += "," + newline_and_indent(depth); break;
+      case ':': out += ": "; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 JsonObject& JsonObject::field(std::string_view key, std::string_view json) {
   if (!body_.empty()) body_ += ",";
   body_ += json_quote(key);

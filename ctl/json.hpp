@@ -18,6 +18,10 @@ std::string json_number(double value);
 // `elements` (each already JSON) as an array.
 std::string json_array(const std::vector<std::string>& elements);
 
+// Compact JSON (as JsonObject writes it) indented two spaces a level,
+// one member or element a line, for people.
+std::string json_pretty(std::string_view compact);
+
 // Builds one object, fields in the order they are added.
 class JsonObject {
  public:

@@ -7,6 +7,8 @@
 #include "client.hpp"
 #include "commands.hpp"
 #include "options.hpp"
+#include "polkit_agent.hpp"
+#include "trimctl_paths.hpp"
 
 using namespace trimctl;
 
@@ -19,19 +21,20 @@ struct Command {
   std::size_t max_arguments;
   int (*run)(Client&, const Options&);
   void (*validate)(const Options&);  // may be null
+  bool changes_work;                 // needs root or polkit's yes
 };
 
 constexpr std::size_t kAny = std::numeric_limits<std::size_t>::max();
 
 constexpr std::array<Command, 8> kCommands{{
-    {"status", "[MOUNT...]", 0, kAny, status_command, nullptr},
-    {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr},
-    {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr},
-    {"resume", "[MOUNT...]", 0, kAny, resume_command, nullptr},
-    {"cancel", "[MOUNT...]", 0, kAny, cancel_command, nullptr},
-    {"reload", "", 0, 0, reload_command, nullptr},
-    {"notify-freed", "MOUNT BYTES", 2, 2, notify_freed_command, validate_notify_freed},
-    {"monitor", "", 0, 0, monitor_command, nullptr},
+    {"status", "[MOUNT...]", 0, kAny, status_command, nullptr, false},
+    {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr, true},
+    {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr, true},
+    {"resume", "[MOUNT...]", 0, kAny, resume_command, nullptr, true},
+    {"cancel", "[MOUNT...]", 0, kAny, cancel_command, nullptr, true},
+    {"reload", "", 0, 0, reload_command, nullptr, true},
+    {"notify-freed", "MOUNT BYTES", 2, 2, notify_freed_command, validate_notify_freed, true},
+    {"monitor", "", 0, 0, monitor_command, nullptr, false},
 }};
 
 void print_help() {
@@ -47,7 +50,8 @@ void print_help() {
       "  pause [MOUNT...]             Hold trimming (everything without MOUNT)\n"
       "  resume [MOUNT...]            Undo pause\n"
       "  cancel [MOUNT...]            End the current passes\n"
-      "  reload                       Re-read /etc/trimd/trimd.toml\n"
+      "  reload                       Make trimd re-read its policy\n"
+      "                               (" TRIMCTL_TRIMD_CONFIG ")\n"
       "  notify-freed MOUNT BYTES     Say BYTES (e.g. 50GiB) were freed, so MOUNT is trimmed soon\n"
       "  monitor                      Print trimd's events as they happen, until interrupted\n"
       "\n"
@@ -55,8 +59,13 @@ void print_help() {
       "      --address ADDRESS        D-Bus address of the bus trimd is on\n"
       "                               (default: $TRIMCTL_BUS_ADDRESS, $DBUS_SYSTEM_BUS_ADDRESS,\n"
       "                               else the system bus)\n"
-      "      --json                   Machine-readable output (status, trim --wait, monitor)\n"
-      "      --no-pager               Accepted for systemctl habits; trimctl never pages\n"
+      "      --json[=MODE]            Machine-readable output (status, trim --wait, monitor):\n"
+      "                               short (the default), pretty or off\n"
+      "      --no-legend              Print the table rows only: no header, summary or notes\n"
+      "  -l, --full                   Do not shorten cells to fit the terminal\n"
+      "  -q, --quiet                  Print nothing; the exit status tells\n"
+      "      --no-ask-password        Do not start a polkit agent to ask for a password\n"
+      "      --no-pager               Do not pipe status through $SYSTEMD_PAGER, $PAGER or less\n"
       "  -h, --help                   Show this help\n"
       "      --version                Show the version\n"
       "\n"
@@ -91,7 +100,8 @@ std::string hint_for(const std::string& error_name) {
 }
 
 int run(int argc, char** argv) {
-  const Options options = parse_options(argc, argv);
+  Options options = parse_options(argc, argv);
+  options.terminal = detect_terminal();
   if (options.help || options.command == "help") {
     print_help();
     return kExitOk;
@@ -102,7 +112,10 @@ int run(int argc, char** argv) {
   }
   const Command& command = find_command(options);
   check_arguments(command, options);
+  // Before connecting: polkit must know the agent when trimd asks it.
+  const auto agent = command.changes_work ? start_polkit_agent(options.ask_password) : nullptr;
   Client client(options.address);
+  if (agent) client.allow_time_to_authenticate();
   return command.run(client, options);
 }
 

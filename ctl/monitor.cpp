@@ -13,7 +13,7 @@ namespace {
 
 class MonitorPrinter final : public EventSink {
  public:
-  explicit MonitorPrinter(bool json) : json_(json) {}
+  MonitorPrinter(JsonMode json, bool quiet) : json_(json), quiet_(quiet) {}
 
   void know(const FilesystemInfo& fs) { mount_points_[fs.object_path] = fs.mount_point; }
 
@@ -65,12 +65,13 @@ class MonitorPrinter final : public EventSink {
 
   void print(const std::string& object, const char* event, const std::string& text,
              const JsonObject& details) const {
+    if (quiet_) return;
     const uint64_t now = realtime_now_usec();
-    if (json_) {
+    if (json_ != JsonMode::Off) {
       JsonObject line;
       line.number("time_usec", now).string("event", event).string("object", object);
       if (object != kManagerPath) line.string("mount_point", subject(object));
-      std::printf("%s\n", line.append(details).str().c_str());
+      std::printf("%s\n", json_for(line.append(details).str(), json_).c_str());
     } else {
       std::printf("%s %s: %s%s%s\n", format_log_time(now).c_str(), subject(object).c_str(), event,
                   text.empty() ? "" : " ", text.c_str());
@@ -78,14 +79,15 @@ class MonitorPrinter final : public EventSink {
     std::fflush(stdout);  // a pipe reader wants each event as it happens
   }
 
-  bool json_;
+  JsonMode json_;
+  bool quiet_;
   std::map<std::string, std::string> mount_points_;
 };
 
 }  // namespace
 
 int monitor_command(Client& client, const Options& options) {
-  MonitorPrinter printer(options.json);
+  MonitorPrinter printer(options.json, options.quiet);
   client.subscribe(printer);
   for (const auto& fs : client.filesystems()) printer.know(fs);
   client.dispatch_until([] { return false; });

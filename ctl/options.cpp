@@ -12,10 +12,14 @@ namespace {
 
 enum OptionId : int {
   kHelp = 'h',
+  kQuiet = 'q',
+  kFull = 'l',
   kVersion = 1000,
   kAddress,
   kJson,
   kNoPager,
+  kNoLegend,
+  kNoAskPassword,
   kWait,
   kIgnoreIdle,
 };
@@ -24,8 +28,12 @@ const option kLongOptions[] = {
     {"help", no_argument, nullptr, kHelp},
     {"version", no_argument, nullptr, kVersion},
     {"address", required_argument, nullptr, kAddress},
-    {"json", no_argument, nullptr, kJson},
+    {"json", optional_argument, nullptr, kJson},
     {"no-pager", no_argument, nullptr, kNoPager},
+    {"no-legend", no_argument, nullptr, kNoLegend},
+    {"no-ask-password", no_argument, nullptr, kNoAskPassword},
+    {"quiet", no_argument, nullptr, kQuiet},
+    {"full", no_argument, nullptr, kFull},
     {"wait", no_argument, nullptr, kWait},
     {"ignore-idle", no_argument, nullptr, kIgnoreIdle},
     {nullptr, 0, nullptr, 0},
@@ -39,6 +47,15 @@ std::string environment(const char* name) {
 // $DBUS_SYSTEM_BUS_ADDRESS needs no handling here: it names the system
 // bus, and sd-bus reads it itself when opening that.
 std::string default_address() { return environment("TRIMCTL_BUS_ADDRESS"); }
+
+// "--json" alone is "short", as it always was.
+JsonMode parse_json_mode(const char* value) {
+  const std::string mode = value ? value : "short";
+  if (mode == "short") return JsonMode::Short;
+  if (mode == "pretty") return JsonMode::Pretty;
+  if (mode == "off") return JsonMode::Off;
+  throw UsageError("--json takes short, pretty or off, not '" + mode + "'");
+}
 
 [[noreturn]] void reject_option(char** argv, int failed_index, int code) {
   const std::string word = failed_index > 0 ? argv[failed_index - 1] : "";
@@ -55,7 +72,7 @@ Options parse_options(int argc, char** argv) {
   optind = 1;
   int code;
   // The leading ':' makes getopt report a missing argument as ':'.
-  while ((code = getopt_long(argc, argv, ":h", kLongOptions, nullptr)) != -1) {
+  while ((code = getopt_long(argc, argv, ":hql", kLongOptions, nullptr)) != -1) {
     switch (code) {
       case kHelp: options.help = true; break;
       case kVersion: options.version = true; break;
@@ -63,8 +80,12 @@ Options parse_options(int argc, char** argv) {
         options.address = optarg;
         address_given = true;
         break;
-      case kJson: options.json = true; break;
-      case kNoPager: break;  // trimctl never pages; accepted as systemctl users type it
+      case kJson: options.json = parse_json_mode(optarg); break;
+      case kNoPager: options.pager = false; break;
+      case kNoLegend: options.legend = false; break;
+      case kNoAskPassword: options.ask_password = false; break;
+      case kQuiet: options.quiet = true; break;
+      case kFull: options.full = true; break;
       case kWait: options.wait = true; break;
       case kIgnoreIdle: options.ignore_idle = true; break;
       default: reject_option(argv, optind, code);

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "config.hpp"
 #include "format.hpp"
 #include "json.hpp"
 
@@ -26,6 +27,10 @@ std::string join(const std::vector<std::string>& words, const char* separator) {
 }
 
 }  // namespace
+
+std::string json_for(const std::string& compact, JsonMode mode) {
+  return mode == JsonMode::Pretty ? json_pretty(compact) : compact;
+}
 
 std::string manager_json(const ManagerInfo& manager) {
   return JsonObject()
@@ -74,7 +79,7 @@ std::string property_json(const PropertyValue& value) {
 std::string property_text(const std::string& name, const PropertyValue& value) {
   if (const auto* n = std::get_if<uint64_t>(&value)) {
     if (is_timestamp(name)) return *n == 0 ? "none" : format_timestamp(*n);
-    if (is_byte_count(name)) return format_bytes(*n);
+    if (is_byte_count(name)) return trimd::format_size(*n);
     return std::to_string(*n);
   }
   if (const auto* d = std::get_if<double>(&value))
@@ -103,7 +108,7 @@ bool pass_under_way(const FilesystemInfo& fs) {
 }
 
 std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec) {
-  return (result.empty() ? std::string("finished") : result) + ", " + format_bytes(bytes) +
+  return (result.empty() ? std::string("finished") : result) + ", " + trimd::format_size(bytes) +
          " trimmed in " + format_duration(usec);
 }
 

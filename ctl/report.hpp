@@ -6,11 +6,15 @@
 #include <string>
 
 #include "client.hpp"
+#include "options.hpp"
 
 namespace trimctl {
 
 std::string manager_json(const ManagerInfo& manager);
 std::string filesystem_json(const FilesystemInfo& filesystem);
+
+// A compact JSON document as --json=MODE wants it printed (no newline).
+std::string json_for(const std::string& compact, JsonMode mode);
 
 // One property value: JSON, and text for people ("50%", "1.5 GiB", a
 // timestamp) chosen by what the property is.

@@ -1,6 +1,4 @@
 // trimctl trim [MOUNT...] [--ignore-idle] [--wait]
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -126,11 +124,11 @@ class TrimWatcher final : public EventSink {
 };
 
 TrimViewKind view_kind(const Options& options) {
-  if (options.json) return TrimViewKind::Silent;
-  return isatty(STDOUT_FILENO) ? TrimViewKind::Terminal : TrimViewKind::Lines;
+  if (options.json_output() || options.quiet) return TrimViewKind::Silent;
+  return options.terminal.tty ? TrimViewKind::Terminal : TrimViewKind::Lines;
 }
 
-void print_results_json(const std::vector<const TrimTarget*>& targets) {
+void print_results_json(const std::vector<const TrimTarget*>& targets, JsonMode mode) {
   std::vector<std::string> results;
   for (const auto* target : targets)
     results.push_back(JsonObject()
@@ -140,7 +138,8 @@ void print_results_json(const std::vector<const TrimTarget*>& targets) {
                           .number("bytes_trimmed", target->bytes)
                           .number("usec", target->usec)
                           .str());
-  std::printf("%s\n", JsonObject().raw("results", json_array(results)).str().c_str());
+  const std::string document = JsonObject().raw("results", json_array(results)).str();
+  std::printf("%s\n", json_for(document, mode).c_str());
 }
 
 bool all_succeeded(const std::vector<const TrimTarget*>& targets) {
@@ -151,7 +150,7 @@ bool all_succeeded(const std::vector<const TrimTarget*>& targets) {
 // Requests the passes and follows them to their end.
 int trim_and_wait(Client& client, const Options& options,
                   const std::vector<std::string>& mount_points) {
-  auto view = make_trim_view(view_kind(options));
+  auto view = make_trim_view(view_kind(options), options.terminal);
   TrimWatcher watcher(*view);
   // Listen first: a pass that ends right away must not end unseen.
   client.subscribe(watcher);
@@ -163,7 +162,8 @@ int trim_and_wait(Client& client, const Options& options,
   if (!unknown.empty())
     throw Failure("trimd accepted " + unknown.front() + " but does not list it; see 'trimctl status'");
   if (watcher.targets().empty()) {
-    std::fprintf(stderr, "trimctl: no filesystem trimd can trim; see 'trimctl status'\n");
+    if (!options.quiet)
+      std::fprintf(stderr, "trimctl: no filesystem trimd can trim; see 'trimctl status'\n");
     return kExitOk;
   }
 
@@ -175,7 +175,7 @@ int trim_and_wait(Client& client, const Options& options,
   }
   if (watcher.daemon_left())
     throw Unreachable("trimd left the bus before the passes finished (see 'journalctl -u trimd')");
-  if (options.json) print_results_json(watcher.targets());
+  if (options.json_output() && !options.quiet) print_results_json(watcher.targets(), options.json);
   return all_succeeded(watcher.targets()) ? kExitOk : kExitFailed;
 }
 

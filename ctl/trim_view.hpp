@@ -1,14 +1,17 @@
 // How `trimctl trim --wait` shows the passes it follows: a live progress
-// bar per filesystem on a terminal, plain lines ("/mnt: 42%") otherwise,
-// nothing with --json (the results come at the end).
+// bar per filesystem on a terminal, plain lines ("/mnt: 40%") otherwise,
+// a few per pass, nothing with --json (the results come at the end).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "client.hpp"
+#include "terminal.hpp"
 
 namespace trimctl {
 
@@ -32,7 +35,13 @@ class TrimView {
 };
 
 enum class TrimViewKind { Silent, Lines, Terminal };
-std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind);
+// The terminal view fits the bar to terminal.columns and colours results.
+std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind, const Terminal& terminal);
+
+// The plain-lines view with its output and clock handed in (for tests).
+using LinePrinter = std::function<void(const std::string&)>;
+using SteadyNow = std::function<std::chrono::steady_clock::time_point()>;
+std::unique_ptr<TrimView> make_lines_view(LinePrinter print, SteadyNow now);
 
 // "/mnt: success, 1.2 GiB trimmed in 12.3s"
 std::string result_line(const TrimTarget& target);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "build_config.hpp"
 #include "config.hpp"
@@ -56,7 +57,12 @@ int main(int argc, char** argv) {
     return kExitConfig;
   }
   if (options.check_config) {
-    std::printf("%s: configuration is valid\n", options.config_path.c_str());
+    // load_config() read nothing when the default file is missing.
+    if (!options.config_given && !std::filesystem::exists(options.config_path))
+      std::printf("%s does not exist: trimd uses the built-in defaults, which are valid\n",
+                  options.config_path.c_str());
+    else
+      std::printf("%s: configuration is valid\n", options.config_path.c_str());
     return 0;
   }
   setup_logging(options.log_level.value_or(config.log_level));

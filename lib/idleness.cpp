@@ -1,6 +1,6 @@
 // The idleness model. Rates come from the read and write counters only:
 // trimd's own discards land in the discard counters, in_flight and io_ticks
-// (DESIGN.md, measured), so using those would keep a disk "busy" forever
+// (measured; docs/design.md), so using those would keep a disk "busy" forever
 // once trimd starts trimming it.
 #include "idleness.hpp"
 

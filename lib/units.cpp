@@ -84,16 +84,22 @@ std::optional<std::uint64_t> scale(const Decimal& number, std::uint64_t multipli
   std::uint64_t whole = 0;
   std::uint64_t total = 0;
   if (number.too_large || __builtin_mul_overflow(number.whole, multiplier, &whole)) return std::nullopt;
-  const std::uint64_t part = number.fraction * multiplier / number.fraction_scale;
+  // fraction < fraction_scale: split the multiplier so that 0.5 EiB
+  // (2^60 times six digits) does not overflow on the way.
+  const std::uint64_t per_scale = multiplier / number.fraction_scale;
+  const std::uint64_t rest = multiplier % number.fraction_scale;
+  const std::uint64_t part =
+      number.fraction * per_scale + number.fraction * rest / number.fraction_scale;
   if (__builtin_add_overflow(whole, part, &total)) return std::nullopt;
   return total;
 }
 
-// "", "B": bytes. K/KiB, M/MiB, ... are powers of 1024; KB, MB, ... powers
-// of 1000 (as util-linux and the SI say). Case does not matter.
+// "", "B": bytes. K/KiB, M/MiB, ... up to E/EiB are powers of 1024; KB,
+// MB, ... EB powers of 1000 (as util-linux and the SI say). Case does not
+// matter. EiB = 2^60 and EB = 10^18 still fit 64 bits.
 std::optional<std::uint64_t> size_multiplier(std::string_view suffix) {
   if (suffix.empty() || equals_ignoring_case(suffix, "B")) return 1;
-  constexpr std::string_view prefixes = "kmgt";
+  constexpr std::string_view prefixes = "kmgtpe";
   const auto power = prefixes.find(to_lower(suffix.front()));
   if (power == std::string_view::npos) return std::nullopt;
   const auto rest = suffix.substr(1);

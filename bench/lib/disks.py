@@ -36,7 +36,7 @@ def make_image(path, size, fs_type):
 
 def make_twin(template, path):
     """A sparse copy: both twins of a comparison are made this way, so that
-    all-zero blocks are dropped from every one alike (DESIGN.md)."""
+    all-zero blocks are dropped from every one alike (docs/design.md)."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     run(["cp", "--sparse=always", template, path])
@@ -191,7 +191,7 @@ class SlowDisk:
 
 def read_diskstats(dev):
     """Counters of one block device from /proc/diskstats (discards in
-    fields 15-18, DESIGN.md)."""
+    fields 15-18, docs/design.md)."""
     name = _loop_name(dev)
     with open("/proc/diskstats") as f:
         for line in f:

@@ -244,7 +244,13 @@ struct FakeTrimd::Impl final : Backend {
     };
     for (const auto& path : paths) start_pass(path);
     step();
+    if (pacing == Pacing::Percent)
+      for (int percent = 1; percent < 50; ++percent)
+        for (const auto& path : paths) advance_pass(path, percent / 100.0);
     for (const auto& path : paths) advance_pass(path, 0.5);
+    if (pacing == Pacing::Percent)
+      for (int percent = 51; percent < 100; ++percent)
+        for (const auto& path : paths) advance_pass(path, percent / 100.0);
     if (pacing == Pacing::Stalled) return;
     step();
     for (const auto& path : paths)
@@ -261,7 +267,7 @@ struct FakeTrimd::Impl final : Backend {
       calls.trim_now_ignore_idle.push_back(ignore_idle);
       paths = resolve(mount_points);
     }
-    if (pacing == Pacing::Immediate)
+    if (pacing == Pacing::Immediate || pacing == Pacing::Percent)
       run_passes(paths);  // every signal goes out before the reply
     else
       passes.emplace_back([this, paths] { run_passes(paths); });

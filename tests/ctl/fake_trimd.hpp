@@ -36,8 +36,9 @@ struct FakeFilesystem {
 
 // How TrimNow plays a pass (TrimStarted, Progress 0 -> 0.5 -> 1,
 // TrimFinished): all of it before the method returns (a client that
-// subscribes late misses it), in steps on a thread, or stuck at 0.5.
-enum class Pacing { Immediate, Paced, Stalled };
+// subscribes late misses it), in steps on a thread, or stuck at 0.5;
+// Percent: before the method returns too, in steps of 1%.
+enum class Pacing { Immediate, Paced, Stalled, Percent };
 
 struct FakeCalls {
   std::vector<std::vector<std::string>> trim_now;

@@ -1,4 +1,4 @@
-// trimctl's bus-free parts: sizes, times, bars, tables, JSON, arguments.
+// trimctl's bus-free parts: times, bars, JSON, arguments.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -27,42 +27,6 @@ class InUtc : public ::testing::Test {
   }
 };
 
-TEST(FormatBytes, UsesIecUnitsWithOneDecimalDroppedWhenZero) {
-  EXPECT_EQ(format_bytes(0), "0 B");
-  EXPECT_EQ(format_bytes(1023), "1023 B");
-  EXPECT_EQ(format_bytes(1024), "1 KiB");
-  EXPECT_EQ(format_bytes(1536ull << 20), "1.5 GiB");
-  EXPECT_EQ(format_bytes(2ull << 40), "2 TiB");
-}
-
-TEST(FormatBytes, RoundsUpIntoTheNextUnitRatherThanShowing1024) {
-  EXPECT_EQ(format_bytes((1ull << 20) - 1), "1 MiB");
-}
-
-TEST(ParseBytes, ReadsBinaryPrefixesWithOrWithoutIB) {
-  EXPECT_EQ(parse_bytes("50GiB"), 50ull << 30);
-  EXPECT_EQ(parse_bytes("50G"), 50ull << 30);
-  EXPECT_EQ(parse_bytes("50 gib"), 50ull << 30);
-  EXPECT_EQ(parse_bytes("1.5T"), 3ull << 39);
-  EXPECT_EQ(parse_bytes("4096"), 4096u);
-  EXPECT_EQ(parse_bytes("7B"), 7u);
-}
-
-TEST(ParseBytes, ReadsKbMbGbAsPowersOfATousand) {
-  EXPECT_EQ(parse_bytes("10MB"), 10000000u);
-  EXPECT_EQ(parse_bytes("2kB"), 2000u);
-}
-
-TEST(ParseBytes, RejectsNonsenseFractionsOfBytesAndOverflow) {
-  EXPECT_FALSE(parse_bytes(""));
-  EXPECT_FALSE(parse_bytes("GiB"));
-  EXPECT_FALSE(parse_bytes("12XB"));
-  EXPECT_FALSE(parse_bytes("-5G"));
-  EXPECT_FALSE(parse_bytes("1.5"));
-  EXPECT_FALSE(parse_bytes("20EiB"));
-  EXPECT_FALSE(parse_bytes("99999999999999999999"));
-}
-
 TEST(FormatRelative, SaysLeftForTheFutureAndAgoForThePast) {
   EXPECT_EQ(format_relative(kNow + 2 * kHour + 30 * kSecond, kNow), "2h left");
   EXPECT_EQ(format_relative(kNow - 3 * kDay - 5 * kMinute, kNow), "3 days ago");
@@ -76,6 +40,13 @@ TEST(FormatRelative, KeepsASecondUnitOnlyWhereItMatters) {
   EXPECT_EQ(format_relative(kNow - 9 * kDay, kNow), "1 week 2 days ago");
   EXPECT_EQ(format_relative(kNow - 90 * kSecond, kNow), "1min 30s ago");
   EXPECT_EQ(format_relative(kNow - 42 * kSecond, kNow), "42s ago");
+}
+
+TEST(FormatRelative, CanSayItInOneUnitRoundedToTheNearest) {
+  EXPECT_EQ(format_relative(kNow + kHour + 57 * kMinute, kNow, true), "2h left");
+  EXPECT_EQ(format_relative(kNow - kDay - 3 * kHour, kNow, true), "1 day ago");
+  EXPECT_EQ(format_relative(kNow - 90 * kSecond, kNow, true), "2min ago");
+  EXPECT_EQ(format_relative(kNow - 9 * kDay, kNow, true), "1 week ago");
 }
 
 TEST_F(InUtc, FormatTimestampShowsDayDateTimeAndZone) {
@@ -105,13 +76,6 @@ TEST(ProgressBar, FillsItsWidthInProportion) {
   EXPECT_EQ(progress_bar(0.5, 12), "[=====>    ]");
   EXPECT_EQ(progress_bar(1, 12), "[==========]");
   EXPECT_EQ(progress_bar(0.5, 12).size(), 12u);
-}
-
-TEST(RenderTable, PadsEveryColumnButTheLastToItsWidestCell) {
-  EXPECT_EQ(render_table({"A", "BB"}, {{"long", "x"}, {"é", "y"}}),
-            "A     BB\n"
-            "long  x\n"
-            "é     y\n");
 }
 
 TEST(Json, QuotesAndEscapesStrings) {
@@ -147,7 +111,7 @@ TEST(ParseOptions, AcceptsOptionsBeforeAndAfterTheCommand) {
   const Options options = parse_options(5, argv);
   EXPECT_EQ(options.command, "trim");
   EXPECT_EQ(options.arguments, std::vector<std::string>{"/mnt"});
-  EXPECT_TRUE(options.json);
+  EXPECT_EQ(options.json, JsonMode::Short);
   EXPECT_TRUE(options.wait);
   EXPECT_FALSE(options.ignore_idle);
 }

@@ -167,11 +167,13 @@ TEST_F(TrimctlControl, NotifyFreedParsesHumanSizes) {
   ASSERT_EQ(trimctl({"notify-freed", "/data", "50GiB"}).exit_code, 0);
   ASSERT_EQ(trimctl({"notify-freed", "/data", "1.5T"}).exit_code, 0);
   ASSERT_EQ(trimctl({"notify-freed", "/mnt/fast", "4096"}).exit_code, 0);
+  ASSERT_EQ(trimctl({"notify-freed", "/data", "2PiB"}).exit_code, 0);  // as trimd.toml reads it
   const auto freed = fake_->calls().notify_freed;
-  ASSERT_EQ(freed.size(), 3u);
+  ASSERT_EQ(freed.size(), 4u);
   EXPECT_EQ(freed[0], std::make_pair(std::string("/data"), uint64_t{50} << 30));
   EXPECT_EQ(freed[1], std::make_pair(std::string("/data"), uint64_t{3} << 39));
   EXPECT_EQ(freed[2], std::make_pair(std::string("/mnt/fast"), uint64_t{4096}));
+  EXPECT_EQ(freed[3], std::make_pair(std::string("/data"), uint64_t{2} << 50));
 }
 
 TEST_F(TrimctlUsage, BadCommandLinesExitTwoWithoutCallingTrimd) {

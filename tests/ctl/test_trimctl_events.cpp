@@ -1,6 +1,8 @@
 // trimctl trim --wait and trimctl monitor: following trimd's signals.
 #include <signal.h>
 
+#include <cctype>
+
 #include "trimctl_fixture.hpp"
 
 using namespace trimctl_test;
@@ -42,6 +44,17 @@ TEST_F(TrimctlTrimWait, PrintsProgressLinesThenTheResultEvenWhenThePassIsOverBef
   EXPECT_EQ(lines_of(result.out),
             (std::vector<std::string>{"/mnt/fast: 0%", "/mnt/fast: 50%", "/mnt/fast: 100%",
                                       "/mnt/fast: success, 1.2 GiB trimmed in 12.3s"}));
+}
+
+TEST_F(TrimctlTrimWait, PrintsALineEveryTenthOfThePassNotEveryPercentInAPipe) {
+  start_fake(Pacing::Percent);
+  const auto result = trimctl({"trim", "--wait", "/mnt/fast"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::vector<std::string> expected;
+  for (int percent = 0; percent <= 100; percent += 10)
+    expected.push_back("/mnt/fast: " + std::to_string(percent) + "%");
+  expected.push_back("/mnt/fast: success, 1.2 GiB trimmed in 12.3s");
+  EXPECT_EQ(lines_of(result.out), expected);
 }
 
 TEST_F(TrimctlTrimWait, ExitsOneWhenAPassFails) {
@@ -91,6 +104,39 @@ TEST_F(TrimctlTrimWait, RedrawsAProgressBarPerFilesystemInPlaceOnATerminal) {
   EXPECT_TRUE(shows_half_done_bar(result.out, "/mnt/fast")) << result.out;
   EXPECT_NE(result.out.find("/mnt/fast: success, 1.2 GiB trimmed in 12.3s"), std::string::npos);
   EXPECT_NE(result.out.find("/data: failed: Input/output error"), std::string::npos);
+}
+
+// The terminal output without escape sequences and carriage returns.
+std::string plain_text(const std::string& out) {
+  std::string text;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '\x1b' && i + 1 < out.size() && out[i + 1] == '[') {
+      i += 2;
+      while (i < out.size() && !std::isalpha(static_cast<unsigned char>(out[i]))) ++i;
+    } else if (out[i] != '\r') {
+      text += out[i];
+    }
+  }
+  return text;
+}
+
+TEST_F(TrimctlTrimWait, CutsProgressLinesToTheTerminalWidthSoRedrawsDoNotWrap) {
+  start_fake(Pacing::Paced);
+  ChildOptions options;
+  options.terminal = true;
+  options.environment["COLUMNS"] = "50";
+  ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast", "/data"}), options);
+  const auto result = child.finish(30s);
+  EXPECT_EQ(result.exit_code, 1);  // /data fails
+  bool cut = false;
+  for (const auto& line : lines_of(plain_text(result.out))) {
+    if (line.find("  [") == std::string::npos) continue;  // not a progress line
+    std::size_t cells = 0;
+    for (const char c : line) cells += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LT(cells, 50u) << line;
+    cut = cut || line.find("…") != std::string::npos;
+  }
+  EXPECT_TRUE(cut) << "the waiting reason should not fit: " << plain_text(result.out);
 }
 
 TEST_F(TrimctlTrimWait, ExitsThreeWhenTrimdLeavesTheBusMidPass) {

@@ -54,7 +54,7 @@ class TrimctlTest : public ::testing::Test {
   }
 
   // Evaluates a Python expression over the JSON document (`doc`) or, for
-  // JSON lines, the list of documents (`docs`) that `json` holds.
+  // JSON lines, the list of documents (`docs`) that `json` (`text`) holds.
   std::string python_json(const std::string& json, const std::string& expression) {
     const auto python = find_program("python3");
     if (!python) {
@@ -66,7 +66,10 @@ class TrimctlTest : public ::testing::Test {
     const std::string script =
         "import json, sys\n"
         "text = open(sys.argv[1]).read()\n"
-        "docs = [json.loads(line) for line in text.splitlines() if line.strip()]\n"
+        "try:\n"
+        "    docs = [json.loads(text)]\n"  // one document, perhaps indented
+        "except ValueError:\n"
+        "    docs = [json.loads(line) for line in text.splitlines() if line.strip()]\n"
         "doc = docs[0] if len(docs) == 1 else None\n"
         "print(" + expression + ")\n";
     const auto result = run_child({*python, "-c", script, path});

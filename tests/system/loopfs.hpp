@@ -101,7 +101,7 @@ class LoopImage {
   void sync() const;  // syncfs: freed extents become visible to FITRIM
 
   // An identical twin in its own temp dir, detached, made with
-  // `cp --sparse=always`. Make *both* twins this way (DESIGN.md): the copy
+  // `cp --sparse=always`. Make *both* twins this way (docs/design.md): the copy
   // drops all-zero blocks, so an original and its copy differ. Unmount first.
   LoopImage clone_sparse() const;
 

@@ -191,7 +191,7 @@ TEST_P(LoopFilesystem, ProberReportsTheSizeAndXfsAllocationGroups) {
   EXPECT_GT(geometry.group_bytes, 0u);
 }
 
-// DESIGN.md: both twins must be copies; they are mounted one after the other.
+// docs/design.md: both twins must be copies; they are mounted one after the other.
 TEST_P(LoopFilesystem, SparseClonesOfOneImageAreIdenticalTwins) {
   LoopImage& original = filesystem_with_holes();
   original.unmount();

@@ -129,7 +129,7 @@ FragmentedImage fragmented_image(Fs fs, std::uint64_t size_mib, std::size_t coun
                                  const std::vector<std::string>& mkfs_args = {});
 
 // Two identical untrimmed twins of such an image, both made with
-// clone_sparse (DESIGN.md), detached; the original is gone.
+// clone_sparse (docs/design.md), detached; the original is gone.
 struct Twins {
   LoopImage first;
   LoopImage second;

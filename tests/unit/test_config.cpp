@@ -76,7 +76,7 @@ TEST(ParseSize, ReadsBinaryUnitsAsPowersOf1024AndDecimalOnesAsPowersOf1000) {
 }
 
 TEST(ParseSize, RejectsTextThatIsNotASizeWithAnActionableMessage) {
-  for (const char* text : {"", " ", "12 parsecs", "-1", "GiB", "1 GiB more", "1..5K", "1e6", "1PiB", "0x10"})
+  for (const char* text : {"", " ", "12 parsecs", "-1", "GiB", "1 GiB more", "1..5K", "1e6", "1ZiB", "0x10"})
     EXPECT_THROW(trimd::parse_size(text), std::invalid_argument) << text;
   try {
     trimd::parse_size("12 parsecs");
