@@ -41,7 +41,9 @@ const char* to_string(FsState state) {
 
 Manager::Manager(Config config, StateMap state, TimePoint now)
     : config_(std::move(config)), records_(std::move(state)), idleness_(config_.idle),
-      started_at_(now) {}
+      started_at_(now) {
+  for (const auto& [id, record] : records_) totals_ += record.lifetime;
+}
 
 Manager::~Manager() = default;
 
@@ -106,6 +108,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       pass.cursor = *record.cursor;
       pass.start = record.pass_start.value_or(now);
       pass.bytes_discarded = record.pass_bytes;
+      pass.waited = record.pass_waited;
       spdlog::info("{}: resuming the unfinished pass at offset {}", fs->fs.mount.mount_point,
                    pass.cursor);
     }
@@ -167,13 +170,13 @@ bool Manager::wants_to_run(const Tracked& fs, TimePoint now) const {
 bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   const bool forced = fs.request || (fs.pass && fs.pass->forced);
   if (!forced && !in_window(fs.policy.schedule.window, now)) {
-    fs.wait = Wait{WaitReason::OutsideWindow, {}};
+    set_wait(fs, Wait{WaitReason::OutsideWindow, {}}, now);
     return false;
   }
   if (!fs.pass) start_pass(fs, now);
   Pass& pass = *fs.pass;
   if (mono < pass.not_before) {
-    fs.wait = Wait{pass.backoff, {}};
+    set_wait(fs, Wait{pass.backoff, {}}, now);
     return false;
   }
   const auto busy = pass.ignore_idle ? std::nullopt
@@ -184,7 +187,7 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
       ++pass.foreground_pauses;
       spdlog::debug("{}: foreground I/O, pausing the pass", fs.fs.mount.mount_point);
     }
-    fs.wait = Wait{WaitReason::DisksBusy, *busy};
+    set_wait(fs, Wait{WaitReason::DisksBusy, *busy}, now);
     return false;
   }
   if (gentle && !pass.gentle)
@@ -193,13 +196,13 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                                               now - fs.due)));
   pass.gentle = gentle;
   if (!disks_free(fs)) {
-    fs.wait = Wait{WaitReason::DiskShared, {}};
+    set_wait(fs, Wait{WaitReason::DiskShared, {}}, now);
     return false;
   }
   return true;
 }
 
-ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
+ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   ChunkJob job;
   job.serial = next_serial_++;
   job.fs_id = fs.fs.id;
@@ -210,7 +213,8 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
   job.preemptible = !fs.pass->gentle && !fs.pass->ignore_idle;
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
   fs.in_flight = job.serial;
-  fs.wait = Wait{};
+  set_wait(fs, Wait{}, now);
+  if (!fs.pass->announced) fs.pass->announced = fs.pass->announce_pending = true;
   spdlog::debug("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
                 fs.pass->chunks + 1, job.range.start, job.range.len,
                 fs.pass->gentle ? " (gentle)" : "");
@@ -220,7 +224,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
 std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoint mono) {
   if (fs.in_flight || !fs.trimmable() || !wants_to_run(fs, now)) return std::nullopt;
   if (fs.paused) {
-    fs.wait = Wait{WaitReason::Paused, {}};
+    set_wait(fs, Wait{WaitReason::Paused, {}}, now);
     return std::nullopt;
   }
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
@@ -233,7 +237,7 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoin
     finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
     return std::nullopt;
   }
-  return make_job(fs, *range);
+  return make_job(fs, *range, now);
 }
 
 std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
@@ -248,6 +252,7 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
   for (Tracked* fs : order) {
     if (auto job = next_job(*fs, now, mono)) jobs.push_back(std::move(*job));
     notify(*fs, now);
+    announce_start(*fs);
   }
   notify_manager();
   return jobs;
@@ -260,7 +265,9 @@ void Manager::record_progress(Tracked& fs) {
     record.cursor = fs.pass->cursor;
     record.pass_start = fs.pass->start;
     record.pass_bytes = fs.pass->bytes_discarded;
+    record.pass_waited = fs.pass->waited;
   } else {
+    record.pass_waited = Duration{0};
     record.cursor.reset();
     record.pass_start.reset();
     record.pass_bytes = 0;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config.hpp"
@@ -58,6 +59,10 @@ struct FsStatus {
   std::optional<TimePoint> next_trim;  // when the next pass is due (none while one runs)
   bool inline_discard = false;
   bool gentle = false;  // overdue and trimmed while the disks are busy
+  // The last complete pass: its wall time split into trimming and waiting.
+  Duration last_trimming{0};
+  Duration last_waited{0};
+  Lifetime lifetime;  // persisted across restarts
 
   bool operator==(const FsStatus&) const = default;
 };
@@ -72,7 +77,7 @@ class ManagerListener {
   virtual void trim_started(const std::string& /*id*/) {}
   virtual void trim_finished(const std::string& /*id*/, const std::string& /*result*/,
                              std::uint64_t /*bytes*/, Duration /*elapsed*/) {}
-  virtual void manager_changed() {}  // State or BytesTrimmedTotal
+  virtual void manager_changed() {}  // State or the lifetime totals
 };
 
 // One FITRIM call to make. `disks` are held until the job is reported back.
@@ -105,6 +110,9 @@ class ManagerError : public std::runtime_error {
  private:
   Kind kind_;
 };
+
+struct Wait;
+struct Pass;
 
 class Manager {
  public:
@@ -169,7 +177,14 @@ class Manager {
   std::vector<FsStatus> statuses(TimePoint now) const;
   std::optional<FsStatus> status(const std::string& id, TimePoint now) const;
   std::string state() const;  // "idle", "trimming", "paused"
-  std::uint64_t bytes_trimmed_total() const { return bytes_trimmed_total_; }
+  std::uint64_t bytes_trimmed_total() const { return totals_.bytes; }
+  // Over every filesystem in the state file, across restarts.
+  const Lifetime& lifetime_totals() const { return totals_; }
+  // The remembered passes of the filesystem at `mount_point` (tracked or
+  // only in the state file; the newest record wins), oldest first; every
+  // remembered filesystem's when empty. Throws ManagerError NotFound.
+  std::vector<std::pair<std::string, PassHistoryEntry>> history(
+      std::string_view mount_point) const;
   // True while any pass is active (running, waiting for idleness or paused).
   bool passes_active() const;
   // Results of passes finished since start: id -> result.
@@ -193,11 +208,14 @@ class Manager {
   void apply_policy(Tracked& fs, TimePoint now);
   void reschedule(Tracked& fs, TimePoint now);
   void start_pass(Tracked& fs, TimePoint now);
+  void set_wait(Tracked& fs, Wait wait, TimePoint now);
+  void announce_start(Tracked& fs);
+  void count_finished(FsRecord& record, const Pass& pass, const PassHistoryEntry& entry);
   void finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now);
   void forget_vanished(Tracked& fs);
   std::optional<ChunkJob> next_job(Tracked& fs, TimePoint now, SteadyPoint mono);
   bool ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono);
-  ChunkJob make_job(Tracked& fs, const TrimRange& range);
+  ChunkJob make_job(Tracked& fs, const TrimRange& range, TimePoint now);
   void chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result, TimePoint now,
                 SteadyPoint mono);
   Tracked* chunk_returned(const ChunkJob& job);
@@ -219,7 +237,7 @@ class Manager {
   std::map<std::string, PassOutcome> finished_;
   ManagerListener* listener_ = nullptr;
   std::uint64_t next_serial_ = 1;
-  std::uint64_t bytes_trimmed_total_ = 0;
+  Lifetime totals_;
   bool paused_all_ = false;
   bool stopping_ = false;
   std::string last_manager_state_;

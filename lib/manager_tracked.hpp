@@ -51,7 +51,23 @@ struct Pass {
   bool gentle = false;               // overdue: trimming although the disks are busy
   SteadyPoint not_before{};          // pacing and retry backoff, on the monotonic clock
   WaitReason backoff = WaitReason::Pacing;  // what not_before is for
+  // TrimStarted: sent once its first chunk has been handed out (pending
+  // between the hand-out and the status that says "trimming").
+  bool announced = false;
+  bool announce_pending = false;
+  // Time spent waiting (not pacing): closed waits plus the one under way.
+  Duration waited{0};
+  std::optional<TimePoint> waiting_since;
+  Duration waited_until(TimePoint now) const {
+    if (!waiting_since || now < *waiting_since) return waited;
+    return waited + std::chrono::duration_cast<Duration>(now - *waiting_since);
+  }
 };
+
+// Waiting holds the pass up; pacing between chunks is part of trimming.
+inline bool holds_up(WaitReason reason) {
+  return reason != WaitReason::None && reason != WaitReason::Pacing;
+}
 
 struct Manager::Tracked {
   DiscoveredFs fs;
