@@ -28,6 +28,7 @@ int cancel_command(Client& client, const Options& options);
 int reload_command(Client& client, const Options& options);
 int notify_freed_command(Client& client, const Options& options);
 int monitor_command(Client& client, const Options& options);
+int history_command(Client& client, const Options& options);
 
 // Checks what can be checked before connecting, so a typo is a usage
 // error whether trimd runs or not.

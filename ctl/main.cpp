@@ -26,7 +26,7 @@ struct Command {
 
 constexpr std::size_t kAny = std::numeric_limits<std::size_t>::max();
 
-constexpr std::array<Command, 8> kCommands{{
+constexpr std::array<Command, 9> kCommands{{
     {"status", "[MOUNT...]", 0, kAny, status_command, nullptr, false},
     {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr, true},
     {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr, true},
@@ -35,6 +35,7 @@ constexpr std::array<Command, 8> kCommands{{
     {"reload", "", 0, 0, reload_command, nullptr, true},
     {"notify-freed", "MOUNT BYTES", 2, 2, notify_freed_command, validate_notify_freed, true},
     {"monitor", "", 0, 0, monitor_command, nullptr, false},
+    {"history", "[MOUNT]", 0, 1, history_command, nullptr, false},
 }};
 
 void print_help() {
@@ -54,13 +55,14 @@ void print_help() {
       "                               (" TRIMCTL_TRIMD_CONFIG ")\n"
       "  notify-freed MOUNT BYTES     Say BYTES (e.g. 50GiB) were freed, so MOUNT is trimmed soon\n"
       "  monitor                      Print trimd's events as they happen, until interrupted\n"
+      "  history [MOUNT]              Show the last passes trimd remembers (10 per filesystem)\n"
       "\n"
       "Options:\n"
       "      --address ADDRESS        D-Bus address of the bus trimd is on\n"
       "                               (default: $TRIMCTL_BUS_ADDRESS, $DBUS_SYSTEM_BUS_ADDRESS,\n"
       "                               else the system bus)\n"
-      "      --json[=MODE]            Machine-readable output (status, trim --wait, monitor):\n"
-      "                               short (the default), pretty or off\n"
+      "      --json[=MODE]            Machine-readable output (status, history, trim --wait,\n"
+      "                               monitor): short (the default), pretty or off\n"
       "      --no-legend              Print the table rows only: no header, summary or notes\n"
       "  -l, --full                   Do not shorten cells to fit the terminal\n"
       "  -q, --quiet                  Print nothing; the exit status tells\n"

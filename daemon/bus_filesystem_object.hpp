@@ -9,6 +9,7 @@
 
 #include "bus_commands.hpp"
 #include "bus_connection.hpp"
+#include "bus_names.hpp"
 #include "bus_properties.hpp"
 #include "event_loop.hpp"
 #include "manager.hpp"
@@ -56,6 +57,13 @@ class FilesystemObject final : public FilesystemAdaptor {
   std::string LastResult() override { return status_.last_result; }
   uint64_t LastBytesTrimmed() override { return status_.last_bytes_trimmed; }
   uint64_t NextTrim() override;
+  uint64_t LastTrimDuration() override { return duration_usec(status_.last_trimming); }
+  uint64_t LastWaitDuration() override { return duration_usec(status_.last_waited); }
+  uint64_t BytesTrimmedTotal() override { return status_.lifetime.bytes; }
+  uint64_t PassesTotal() override { return status_.lifetime.passes; }
+  uint64_t PreemptionsTotal() override { return status_.lifetime.preemptions; }
+  uint64_t PausesTotal() override { return status_.lifetime.pauses; }
+  uint64_t FailuresTotal() override { return status_.lifetime.failures; }
   bool InlineDiscard() override { return status_.inline_discard; }
 
   BusConnection& bus_;

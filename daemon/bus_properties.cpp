@@ -26,6 +26,13 @@ std::vector<std::string> changed_properties(const FsStatus& before, const FsStat
   check(before.last_bytes_trimmed != after.last_bytes_trimmed, "LastBytesTrimmed");
   check(timestamp_usec(before.next_trim) != timestamp_usec(after.next_trim), "NextTrim");
   check(before.inline_discard != after.inline_discard, "InlineDiscard");
+  check(before.last_trimming != after.last_trimming, "LastTrimDuration");
+  check(before.last_waited != after.last_waited, "LastWaitDuration");
+  check(before.lifetime.bytes != after.lifetime.bytes, "BytesTrimmedTotal");
+  check(before.lifetime.passes != after.lifetime.passes, "PassesTotal");
+  check(before.lifetime.preemptions != after.lifetime.preemptions, "PreemptionsTotal");
+  check(before.lifetime.pauses != after.lifetime.pauses, "PausesTotal");
+  check(before.lifetime.failures != after.lifetime.failures, "FailuresTotal");
   return names;
 }
 
