@@ -266,6 +266,20 @@ void read_log(const Reader& r, const toml::table& table, Config& config) {
   }
 }
 
+void read_metrics(const Reader& r, const toml::table& table, Config& config) {
+  for (auto&& [key, value] : table) {
+    const auto name = dotted("metrics", key);
+    if (key != "textfile") fail_unknown_key(r, name, key);
+    config.metrics_textfile = r.string(name, value);
+    const std::string& path = config.metrics_textfile;
+    if (!path.empty() && (path.front() != '/' || !path.ends_with(".prom")))
+      r.fail(value.source(),
+             fmt::format("{}: \"{}\" is not an absolute path ending in .prom (node_exporter's "
+                         "textfile collector reads only *.prom files)",
+                         name, path));
+  }
+}
+
 const toml::table& section(const Reader& r, const toml::key& key, const toml::node& value) {
   const auto* table = value.as_table();
   if (!table) r.fail(value.source(), fmt::format("{}: expected a table ([{}])", key.str(), key.str()));
@@ -357,10 +371,12 @@ Config parse_config(std::string_view text, const std::string& file_name) {
       read_trim(r, section(r, key, value), config.trim);
     else if (key == "log")
       read_log(r, section(r, key, value), config);
+    else if (key == "metrics")
+      read_metrics(r, section(r, key, value), config);
     else if (key == "filesystem")
       read_filesystems(r, value, config.overrides);
     else
-      r.fail(key.source(), fmt::format("{}: unknown key (expected [idle], [trim], [log] or [[filesystem]])",
+      r.fail(key.source(), fmt::format("{}: unknown key (expected [idle], [trim], [log], [metrics] or [[filesystem]])",
                                        key.str()));
   }
   return config;

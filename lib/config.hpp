@@ -69,6 +69,9 @@ struct Config {
   TrimPolicy trim;
   std::vector<PolicyOverride> overrides;
   std::string log_level = "info";
+  // [metrics] textfile: a Prometheus text file for node_exporter's textfile
+  // collector, rewritten atomically; empty = none.
+  std::string metrics_textfile;
 
   TrimPolicy policy_for(std::string_view mount_point, std::string_view uuid,
                         std::string_view fs_type) const;

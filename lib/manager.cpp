@@ -116,7 +116,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     filesystems_.emplace(ref.fs.id, std::move(fs));
     FsStatus status = make_status(ref, now);
     ref.last_sent = status;
-    if (listener_) listener_->filesystem_added(status);
+    for (auto* listener : listeners_) listener->filesystem_added(status);
   }
   for (auto it = filesystems_.begin(); it != filesystems_.end();) {
     if (seen.count(it->first)) {
@@ -132,7 +132,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     forget_vanished(*it->second);
     std::string id = it->first;
     it = filesystems_.erase(it);
-    if (listener_) listener_->filesystem_removed(id);
+    for (auto* listener : listeners_) listener->filesystem_removed(id);
   }
   notify_manager();
 }
@@ -367,7 +367,7 @@ void Manager::after_chunk(Tracked& fs, TimePoint now) {
     forget_vanished(fs);
     std::string id = fs.fs.id;
     filesystems_.erase(id);
-    if (listener_) listener_->filesystem_removed(id);
+    for (auto* listener : listeners_) listener->filesystem_removed(id);
   } else {
     notify(fs, now);
   }

@@ -50,6 +50,11 @@ struct FsStatus {
   std::vector<std::string> backing_disks;
   FsState state = FsState::Scheduled;
   std::string state_reason;  // why waiting, disabled, unsupported or in error
+  // Waiting or paused: for what, as a key for machines ("disks_busy",
+  // "outside_window", "disk_shared", "paused", "retry", "due"); empty otherwise.
+  std::string waiting_for;
+  std::string busy_disk;   // disks_busy: which disk ...
+  IdleLimit busy_limit = IdleLimit::Unseen;  // ... and which limit it is over
   double progress = 0;       // 0..1 of the current (or last) pass
   std::uint64_t size = 0;
   std::optional<TimePoint> last_trim_start;
@@ -121,7 +126,15 @@ class Manager {
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
 
-  void set_listener(ManagerListener* listener) { listener_ = listener; }
+  // Listeners hear of changes in the order they were added (the bus, the
+  // metrics file, ...).
+  void add_listener(ManagerListener* listener) { listeners_.push_back(listener); }
+  void remove_listener(ManagerListener* listener) { std::erase(listeners_, listener); }
+  // Just this one (none for nullptr): for tests that watch alone.
+  void set_listener(ManagerListener* listener) {
+    listeners_.clear();
+    if (listener) add_listener(listener);
+  }
   const Config& config() const { return config_; }
   // A reloaded config: policies and schedules are recomputed.
   void set_config(Config config, TimePoint now);
@@ -235,7 +248,7 @@ class Manager {
   std::map<std::string, std::unique_ptr<Tracked>> filesystems_;
   std::set<std::string> busy_disks_;
   std::map<std::string, PassOutcome> finished_;
-  ManagerListener* listener_ = nullptr;
+  std::vector<ManagerListener*> listeners_;
   std::uint64_t next_serial_ = 1;
   Lifetime totals_;
   bool paused_all_ = false;

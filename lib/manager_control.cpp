@@ -152,12 +152,18 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   } else if (fs.paused) {
     s.state = FsState::Paused;
     s.state_reason = "paused on request";
+    s.waiting_for = "paused";
   } else if (fs.in_flight || (fs.pass && fs.pass->announced && !holds_up(fs.wait.reason))) {
     // A chunk in the kernel, or between two chunks of a pass that is not held up.
     s.state = FsState::Trimming;
   } else if (fs.pass || fs.request || now >= fs.due) {
     s.state = FsState::Waiting;
     s.state_reason = fs.wait.reason == WaitReason::None ? "due" : fs.wait.text();
+    s.waiting_for = fs.wait.key();
+    if (fs.wait.reason == WaitReason::DisksBusy) {
+      s.busy_disk = fs.wait.busy.disk;
+      s.busy_limit = fs.wait.busy.limit;
+    }
   } else if (last && last->result == PassResult::Failed) {
     s.state = FsState::Error;
     s.state_reason = s.last_result;
@@ -201,11 +207,11 @@ std::string Manager::state() const {
 }
 
 void Manager::notify(Tracked& fs, TimePoint now) {
-  if (!listener_) return;
+  if (listeners_.empty()) return;
   FsStatus status = make_status(fs, now);
   if (fs.last_sent && *fs.last_sent == status) return;
   fs.last_sent = status;
-  listener_->filesystem_changed(status);
+  for (auto* listener : listeners_) listener->filesystem_changed(status);
 }
 
 std::vector<std::pair<std::string, PassHistoryEntry>> Manager::history(
@@ -244,7 +250,7 @@ void Manager::notify_manager() {
                         std::to_string(totals_.pauses) + "/" + std::to_string(totals_.failures);
   if (current == last_manager_state_) return;
   last_manager_state_ = current;
-  if (listener_) listener_->manager_changed();
+  for (auto* listener : listeners_) listener->manager_changed();
 }
 
 }  // namespace trimd

@@ -53,6 +53,19 @@ std::string Wait::text() const {
   return {};
 }
 
+std::string Wait::key() const {
+  switch (reason) {
+    case WaitReason::None: return "due";
+    case WaitReason::DisksBusy: return "disks_busy";
+    case WaitReason::OutsideWindow: return "outside_window";
+    case WaitReason::DiskShared: return "disk_shared";
+    case WaitReason::Paused: return "paused";
+    case WaitReason::Pacing: return {};
+    case WaitReason::GoneRetry: return "retry";
+  }
+  return {};
+}
+
 void Manager::start_pass(Tracked& fs, TimePoint now) {
   Pass& pass = fs.pass.emplace();
   pass.start = now;
@@ -91,7 +104,7 @@ void Manager::set_wait(Tracked& fs, Wait wait, TimePoint now) {
 void Manager::announce_start(Tracked& fs) {
   if (!fs.pass || !fs.pass->announce_pending) return;
   fs.pass->announce_pending = false;
-  if (listener_) listener_->trim_started(fs.fs.id);
+  for (auto* listener : listeners_) listener->trim_started(fs.fs.id);
 }
 
 void Manager::count_finished(FsRecord& record, const Pass& pass, const PassHistoryEntry& entry) {
@@ -138,7 +151,7 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
               format_duration(waited), pass.chunks, pass.foreground_pauses, pass.preemptions);
   // The split of the time is on the bus before TrimFinished.
   notify(fs, now);
-  if (listener_) listener_->trim_finished(fs.fs.id, text, bytes, elapsed);
+  for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, text, bytes, elapsed);
 }
 
 void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {

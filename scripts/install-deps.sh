@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install everything trimd needs to build, run and test on Debian 12 (as root).
 # The one list of packages: the README's commands and .ci/run use it.
+# prometheus: only for promtool, which the metrics tests run.
 set -eu
 
 packages="
@@ -11,6 +12,7 @@ packages="
   util-linux mount e2fsprogs xfsprogs btrfs-progs fuse3
   dbus udev systemd
   python3 python3-matplotlib
+  prometheus
 "
 
 export DEBIAN_FRONTEND=noninteractive

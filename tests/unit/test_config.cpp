@@ -180,6 +180,7 @@ TEST(ConfigFile, ShippedTrimdTomlParsesToExactlyTheCompiledInDefaults) {
   expect_same_policy(shipped.trim, defaults.trim);
   EXPECT_TRUE(shipped.overrides.empty());
   EXPECT_EQ(shipped.log_level, defaults.log_level);
+  EXPECT_EQ(shipped.metrics_textfile, defaults.metrics_textfile);
 }
 
 TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
@@ -365,4 +366,18 @@ enabled = false
   EXPECT_EQ(home.chunk_bytes, GiB);
   ASSERT_TRUE(home.schedule.window.has_value());
   EXPECT_EQ(home.schedule.window->start_minute, 60);
+}
+
+TEST(ConfigMetrics, ReadsTheTextfilePathAndDefaultsToNone) {
+  EXPECT_EQ(Config{}.metrics_textfile, "");
+  const Config c = trimd::parse_config(
+      "[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/trimd.prom\"\n", "t.toml");
+  EXPECT_EQ(c.metrics_textfile, "/var/lib/prometheus/node-exporter/trimd.prom");
+}
+
+TEST(ConfigMetrics, RejectsARelativePathOrOneTheCollectorWouldNotRead) {
+  EXPECT_THAT(error_of("[metrics]\ntextfile = \"trimd.prom\"\n").message(),
+              testing::HasSubstr("absolute path"));
+  EXPECT_EQ(error_of("[metrics]\ntextfile = \"/tmp/trimd.txt\"\n").line(), 2);
+  EXPECT_THAT(error_of("[metrics]\nfile = \"/x.prom\"\n").message(), testing::HasSubstr("file"));
 }
