@@ -73,7 +73,9 @@ void Manager::reschedule(Tracked& fs, TimePoint now) {
     return;
   }
   const double jitter = stable_jitter(fs.fs.id, last_end ? to_usec(*last_end) : 0);
-  fs.due = next_due(schedule, last_end, started_at_, jitter);
+  // Never trimmed: first_delay counts from when trimd first saw it, not
+  // from this start, so restarts do not push its first pass on and on.
+  fs.due = next_due(schedule, last_end, record.first_seen.value_or(started_at_), jitter);
 }
 
 void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now) {
@@ -95,6 +97,10 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     fs->paused = paused_all_;
     FsRecord& record = records_[fs->fs.id];
     record.mount_point = fs->fs.mount.mount_point;
+    if (!record.first_seen) {
+      record.first_seen = now;
+      state_dirty_ = true;
+    }
     apply_policy(*fs, now);
     if (fs->trimmable())
       spdlog::info("{}: tracking {} on {}", fs->fs.mount.mount_point, fs->fs.mount.fs_type,

@@ -138,3 +138,17 @@ TEST_F(ProgressTest, HistoryOfAnUnknownMountPointIsNotFound) {
   EXPECT_THROW(m->history("/nowhere"), ManagerError);
   EXPECT_TRUE(m->history("").empty());
 }
+
+TEST_F(ProgressTest, ARestartDoesNotPushTheFirstPassOfANeverTrimmedFilesystemLater) {
+  Config config = quick_config();
+  config.trim.schedule.first_delay = 1h;
+  auto m = make(config);
+  m->update_filesystems({fs}, now);
+  const auto due = *m->status(fs.id, now)->next_trim;
+  EXPECT_EQ(m->persistent_state().at(fs.id).first_seen, now);
+
+  advance(50min);
+  auto restarted = make(config, m->persistent_state());
+  restarted->update_filesystems({fs}, now);
+  EXPECT_EQ(*restarted->status(fs.id, now)->next_trim, due) << "first_delay from the first sighting";
+}
