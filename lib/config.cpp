@@ -189,7 +189,16 @@ bool read_policy_key(const Reader& r, const std::string& name, const toml::key& 
 }
 
 // Only [trim] sets these: they steer trimd as a whole, not one filesystem.
-constexpr std::array<std::string_view, 3> trim_only_keys{"first_delay", "gentle_chunk_size", "gentle_pause"};
+constexpr std::array<std::string_view, 4> trim_only_keys{"first_delay", "gentle_chunk_size",
+                                                         "gentle_pause", "scope"};
+
+TrimPolicy::Scope read_scope(const Reader& r, const std::string& name, const toml::node& value) {
+  const std::string text = r.string(name, value);
+  if (text == "mounted") return TrimPolicy::Scope::Mounted;
+  if (text == "fstab") return TrimPolicy::Scope::Fstab;
+  r.fail(value.source(), fmt::format("{}: \"{}\" is not a scope (use \"mounted\" or \"fstab\")",
+                                     name, text));
+}
 
 bool is_trim_only_key(const toml::key& key) {
   for (const auto k : trim_only_keys)
@@ -208,6 +217,8 @@ void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
       policy.gentle_chunk_bytes = r.positive_size(name, value);
     else if (key == "gentle_pause")
       policy.gentle_pause = r.duration(name, value);
+    else if (key == "scope")
+      policy.scope = read_scope(r, name, value);
     else
       fail_unknown_key(r, name, key);
   }

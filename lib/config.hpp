@@ -35,6 +35,10 @@ struct TrimPolicy {
   // Rotational devices that support discard are mostly thin-provisioned or
   // virtual, where TRIM is what gives space back: don't skip them by default.
   bool skip_rotational = false;
+  // [trim] scope: "mounted" trims every eligible mounted filesystem; "fstab"
+  // only those /etc/fstab lists (as fstrim.service does). [trim] only.
+  enum class Scope { Mounted, Fstab };
+  Scope scope = Scope::Mounted;
 };
 
 // A [[filesystem]] table: which filesystems it applies to, and what it sets.

@@ -24,6 +24,9 @@ SkipReason skip_overmounted(const MountEntry& mount, const std::vector<MountEntr
 // X-trimd.skip or X-fstrim.notrim in the mount options or the fstab entry.
 SkipReason skip_opted_out(const MountEntry& mount, const std::vector<FstabEntry>& fstab);
 SkipReason skip_no_discard(const Topology& topology);
+// Whether /etc/fstab has an entry for the mount point (as fstrim's
+// --listed-in /etc/fstab decides).
+bool listed_in_fstab(const MountEntry& mount, const std::vector<FstabEntry>& fstab);
 
 // Every filter above, in order; the first reason wins.
 SkipReason first_skip_reason(const MountEntry& mount, const std::vector<MountEntry>& all,

@@ -46,6 +46,7 @@ void Manager::trim_now(const std::vector<std::string>& ids, bool ignore_idle, Ti
                    fs->untrimmable_reason());
       fs->policy.enabled = true;
       fs->policy.skip_rotational = false;
+      fs->policy.scope = TrimPolicy::Scope::Mounted;
       fs->fs.disabled_reason.reset();
     }
     fs->paused = false;

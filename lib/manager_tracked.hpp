@@ -92,14 +92,16 @@ struct Manager::Tracked {
 
   bool trimmable() const {
     return !unsupported && !fs.unsupported_reason && !fs.disabled_reason && policy.enabled &&
-           !(policy.skip_rotational && fs.rotational());
+           !(policy.skip_rotational && fs.rotational()) && in_scope();
   }
+  bool in_scope() const { return policy.scope == TrimPolicy::Scope::Mounted || fs.in_fstab; }
   std::string untrimmable_reason() const {
     if (unsupported) return unsupported_reason;
     if (fs.unsupported_reason) return *fs.unsupported_reason;
     if (fs.disabled_reason) return *fs.disabled_reason;
     if (!policy.enabled) return "disabled in the configuration";
     if (policy.skip_rotational && fs.rotational()) return "rotational disk (skip_rotational)";
+    if (!in_scope()) return "not listed in /etc/fstab (scope = \"fstab\")";
     return {};
   }
 };

@@ -53,6 +53,7 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.gentle_chunk_bytes, b.gentle_chunk_bytes);
   EXPECT_EQ(a.gentle_pause, b.gentle_pause);
   EXPECT_EQ(a.skip_rotational, b.skip_rotational);
+  EXPECT_EQ(a.scope, b.scope);
 }
 
 }  // namespace
@@ -380,4 +381,16 @@ TEST(ConfigMetrics, RejectsARelativePathOrOneTheCollectorWouldNotRead) {
               testing::HasSubstr("absolute path"));
   EXPECT_EQ(error_of("[metrics]\ntextfile = \"/tmp/trimd.txt\"\n").line(), 2);
   EXPECT_THAT(error_of("[metrics]\nfile = \"/x.prom\"\n").message(), testing::HasSubstr("file"));
+}
+
+TEST(ConfigScope, DefaultsToMountedAndReadsFstab) {
+  EXPECT_EQ(Config{}.trim.scope, trimd::TrimPolicy::Scope::Mounted);
+  EXPECT_EQ(trimd::parse_config("[trim]\nscope = \"fstab\"\n", "t.toml").trim.scope,
+            trimd::TrimPolicy::Scope::Fstab);
+}
+
+TEST(ConfigScope, RejectsAnUnknownScopeAndScopeInAFilesystemRule) {
+  EXPECT_THAT(error_of("[trim]\nscope = \"all\"\n").message(), HasSubstr("not a scope"));
+  EXPECT_THAT(error_of("[[filesystem]]\nmatch = \"/srv\"\nscope = \"fstab\"\n").message(),
+              HasSubstr("only be set in [trim]"));
 }

@@ -152,3 +152,24 @@ TEST_F(ProgressTest, ARestartDoesNotPushTheFirstPassOfANeverTrimmedFilesystemLat
   restarted->update_filesystems({fs}, now);
   EXPECT_EQ(*restarted->status(fs.id, now)->next_trim, due) << "first_delay from the first sighting";
 }
+
+TEST_F(ProgressTest, WithScopeFstabAFilesystemNotInFstabIsDisabledUntilNamed) {
+  Config config = quick_config();
+  config.trim.scope = TrimPolicy::Scope::Fstab;
+  disks["loop0"] = {};
+  disks["loop1"] = {};
+  auto listed = make_fs("/mnt/b", "loop1");
+  listed.in_fstab = true;
+  auto m = make(config);
+  m->update_filesystems({fs, listed}, now);
+  pass_time(*m, 6);
+  const auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].fs_id, listed.id);
+  const auto status = m->status(fs.id, now);
+  EXPECT_EQ(status->state, FsState::Disabled);
+  EXPECT_NE(status->state_reason.find("fstab"), std::string::npos);
+
+  m->trim_now({fs.id}, true, now);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u) << "named explicitly, it is trimmed";
+}
