@@ -21,18 +21,17 @@ std::vector<std::string> Commands::ids_for(const std::vector<std::string>& mount
 }
 
 void Commands::run(sdbus::Result<>&& result, const sdbus::Message* call,
-                   const std::string& method, const Prepare& prepare) {
+                   const std::string& method, Prepare prepare) {
   // Result is move-only, the verdict callback must be copyable.
   auto reply = std::make_shared<sdbus::Result<>>(std::move(result));
-  Action action;
-  try {
-    if (!call) throw std::logic_error("no message is being processed");
-    action = prepare();
-  } catch (...) {
-    reply->returnError(current_exception_as_bus_error());
+  if (!call) {
+    reply->returnError(make_error(ErrorKind::InvalidArgument, "no message is being processed"));
     return;
   }
-  authorizer_.check(*call, [this, reply, method, action](const Verdict& verdict) {
+  // Nothing about the arguments is looked at before the caller is known to
+  // be allowed: not their size, not the paths they name.
+  authorizer_.check(*call, [this, reply, method, prepare = std::move(prepare)](
+                               const Verdict& verdict) {
     if (!verdict.allowed) {
       spdlog::info("{} refused: {}", method, verdict.why);
       reply->returnError(
@@ -40,7 +39,7 @@ void Commands::run(sdbus::Result<>&& result, const sdbus::Message* call,
       return;
     }
     try {
-      action();
+      prepare()();
       control_.kick();
       reply->returnResults();
     } catch (...) {
@@ -51,15 +50,16 @@ void Commands::run(sdbus::Result<>&& result, const sdbus::Message* call,
 
 void Commands::run_on_mount_points(sdbus::Result<>&& result, const sdbus::Message* call,
                                    const std::string& method,
-                                   const std::vector<std::string>& mount_points, Work work) {
-  run(std::move(result), call, method, [this, &mount_points, &work]() -> Action {
-    return [this, ids = ids_for(mount_points), work] { work(manager_, ids, now()); };
+                                   std::vector<std::string> mount_points, Work work) {
+  auto given = std::make_shared<const std::vector<std::string>>(std::move(mount_points));
+  run(std::move(result), call, method, [this, given, work]() -> Action {
+    return [this, ids = ids_for(*given), work] { work(manager_, ids, now()); };
   });
 }
 
 void Commands::run_on_ids(sdbus::Result<>&& result, const sdbus::Message* call,
                           const std::string& method, std::vector<std::string> ids, Work work) {
-  run(std::move(result), call, method, [this, &ids, &work]() -> Action {
+  run(std::move(result), call, method, [this, ids = std::move(ids), work]() -> Action {
     return [this, ids, work] { work(manager_, ids, now()); };
   });
 }

@@ -1,6 +1,7 @@
-// What every state-changing method does around its own work: check the
-// arguments, authorize the caller, run it on the manager, wake the loop,
-// and answer with the result or the fitting org.trimd.trimd1.Error.
+// What every state-changing method does around its own work: authorize the
+// caller, then check the arguments, run the work on the manager, wake the
+// loop, and answer with the result or the fitting org.trimd.trimd1.Error.
+// An unauthorized caller learns nothing but AccessDenied.
 #pragma once
 
 #include <functional>
@@ -23,7 +24,8 @@ namespace trimd::bus {
 class Commands {
  public:
   using Action = std::function<void()>;
-  // Checks the arguments (throws sdbus::Error) and returns the work to do.
+  // Checks the arguments (throws sdbus::Error) and returns the work to do;
+  // called only for an authorized caller.
   using Prepare = std::function<Action()>;
   // Manager work on a list of filesystem ids (empty = all).
   using Work = std::function<void(Manager&, const std::vector<std::string>& ids, TimePoint now)>;
@@ -33,13 +35,12 @@ class Commands {
 
   // `call` is the message being served; `method` names it in errors.
   void run(sdbus::Result<>&& result, const sdbus::Message* call, const std::string& method,
-           const Prepare& prepare);
+           Prepare prepare);
   // The common cases: `work` on the filesystems mounted at `mount_points`
-  // (resolved before authorizing, so a typo is reported to anyone), or on
-  // known ids.
+  // (checked and resolved once the caller is authorized), or on known ids.
   void run_on_mount_points(sdbus::Result<>&& result, const sdbus::Message* call,
-                           const std::string& method,
-                           const std::vector<std::string>& mount_points, Work work);
+                           const std::string& method, std::vector<std::string> mount_points,
+                           Work work);
   void run_on_ids(sdbus::Result<>&& result, const sdbus::Message* call, const std::string& method,
                   std::vector<std::string> ids, Work work);
 

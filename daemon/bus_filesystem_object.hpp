@@ -43,18 +43,18 @@ class FilesystemObject final : public FilesystemAdaptor {
   void Resume(sdbus::Result<>&& result) override;
   void Cancel(sdbus::Result<>&& result) override;
 
-  std::string MountPoint() override { return status_.mount_point; }
-  std::string Device() override { return status_.device; }
-  std::string FsType() override { return status_.fs_type; }
-  std::string UUID() override { return status_.uuid; }
-  std::vector<std::string> BackingDisks() override { return status_.backing_disks; }
+  std::string MountPoint() override { return bus_string(status_.mount_point); }
+  std::string Device() override { return bus_string(status_.device); }
+  std::string FsType() override { return bus_string(status_.fs_type); }
+  std::string UUID() override { return bus_string(status_.uuid); }
+  std::vector<std::string> BackingDisks() override { return bus_strings(status_.backing_disks); }
   std::string State() override { return to_string(status_.state); }
-  std::string StateReason() override { return status_.state_reason; }
+  std::string StateReason() override { return bus_string(status_.state_reason); }
   double Progress() override { return status_.progress; }
   uint64_t Size() override { return status_.size; }
   uint64_t LastTrimStart() override;
   uint64_t LastTrimEnd() override;
-  std::string LastResult() override { return status_.last_result; }
+  std::string LastResult() override { return bus_string(status_.last_result); }
   uint64_t LastBytesTrimmed() override { return status_.last_bytes_trimmed; }
   uint64_t NextTrim() override;
   uint64_t LastTrimDuration() override { return duration_usec(status_.last_trimming); }

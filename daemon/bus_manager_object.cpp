@@ -46,24 +46,27 @@ const sdbus::Message* ManagerObject::current_call() const {
 void ManagerObject::TrimNow(sdbus::Result<>&& result, std::vector<std::string> mount_points,
                             bool ignore_idle) {
   commands_.run_on_mount_points(
-      std::move(result), current_call(), "Manager.TrimNow", mount_points,
+      std::move(result), current_call(), "Manager.TrimNow", std::move(mount_points),
       [ignore_idle](Manager& m, const auto& ids, TimePoint now) {
         m.trim_now(ids, ignore_idle, now);
       });
 }
 
 void ManagerObject::Pause(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Pause", mount_points,
+  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Pause",
+                                std::move(mount_points),
                                 [](Manager& m, const auto& ids, TimePoint now) { m.pause(ids, now); });
 }
 
 void ManagerObject::Resume(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Resume", mount_points,
+  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Resume",
+                                std::move(mount_points),
                                 [](Manager& m, const auto& ids, TimePoint now) { m.resume(ids, now); });
 }
 
 void ManagerObject::Cancel(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Cancel", mount_points,
+  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Cancel",
+                                std::move(mount_points),
                                 [](Manager& m, const auto& ids, TimePoint now) { m.cancel(ids, now); });
 }
 
@@ -76,7 +79,7 @@ void ManagerObject::Reload(sdbus::Result<>&& result) {
 void ManagerObject::NotifyFreed(sdbus::Result<>&& result, std::string mount_point,
                                 uint64_t bytes) {
   commands_.run_on_mount_points(std::move(result), current_call(), "Manager.NotifyFreed",
-                                {mount_point},
+                                {std::move(mount_point)},
                                 [bytes](Manager& m, const auto& ids, TimePoint now) {
                                   m.notify_freed(ids.front(), bytes, now);
                                 });

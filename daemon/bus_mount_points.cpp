@@ -4,17 +4,69 @@
 #include <system_error>
 
 #include "bus_errors.hpp"
+#include "bus_names.hpp"
 #include "system_view.hpp"
 
 namespace trimd::bus {
 
+namespace {
+
+sdbus::Error invalid(const std::string& message) {
+  return make_error(ErrorKind::InvalidArgument, message);
+}
+
+// Adds one segment of an absolute path to `out` (the normal form so far,
+// "" for the root), or steps back one for "..", as the kernel would.
+void append_segment(std::string& out, std::string_view segment) {
+  if (segment.empty() || segment == ".") return;
+  if (segment == "..") {
+    const std::size_t slash = out.rfind('/');
+    out.resize(slash == std::string::npos ? 0 : slash);
+    return;
+  }
+  out += '/';
+  out += segment;
+}
+
+// The id of the filesystem at `path`, also when the caller names it as
+// bus_string() shows a mount point that is not UTF-8.
+std::optional<std::string> id_at(const Manager& manager, const std::string& path) {
+  if (auto id = manager.id_for_mount_point(path)) return id;
+  if (path.find("\\x") == std::string::npos) return std::nullopt;
+  for (const auto& status : manager.statuses(Clock::now()))
+    if (bus_string(status.mount_point) == path) return status.id;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_mount_point_list(const std::vector<std::string>& mount_points) {
+  if (mount_points.size() > kMaxMountPoints)
+    throw invalid(std::to_string(mount_points.size()) + " mount points in one call: at most " +
+                  std::to_string(kMaxMountPoints) + " are accepted");
+  std::size_t total = 0;
+  for (const auto& path : mount_points) total += path.size();
+  if (total > kMaxTotalPathBytes)
+    throw invalid(std::to_string(total) + " bytes of mount points in one call: at most " +
+                  std::to_string(kMaxTotalPathBytes) + " are accepted");
+}
+
 std::string normalize_mount_point(std::string_view path) {
+  if (path.size() > kMaxPathBytes)
+    throw invalid("a path of " + std::to_string(path.size()) + " bytes: at most " +
+                  std::to_string(kMaxPathBytes) + " (PATH_MAX) are accepted");
   if (path.empty() || path.front() != '/')
-    throw make_error(ErrorKind::InvalidArgument,
-                     "relative path '" + std::string(path) + "': mount points must be absolute");
-  std::string normal = std::filesystem::path(path).lexically_normal().string();
-  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-  return normal;
+    throw invalid("relative path '" + std::string(path) + "': mount points must be absolute");
+  std::string normal;
+  normal.reserve(path.size());
+  std::size_t begin = 1;
+  while (begin <= path.size()) {
+    std::size_t end = path.find('/', begin);
+    if (end == std::string_view::npos) end = path.size();
+    append_segment(normal, path.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return normal.empty() ? "/" : normal;
 }
 
 sdbus::Error untracked_path_error(const std::string& path, const UntrackedPath& facts) {
@@ -31,10 +83,12 @@ sdbus::Error untracked_path_error(const std::string& path, const UntrackedPath& 
 std::vector<std::string> ids_for_mount_points(const Manager& manager,
                                               const std::vector<std::string>& mount_points,
                                               const PathInspector& inspect) {
+  check_mount_point_list(mount_points);
   std::vector<std::string> ids;
+  ids.reserve(mount_points.size());
   for (const auto& given : mount_points) {
     const std::string path = normalize_mount_point(given);
-    auto id = manager.id_for_mount_point(path);
+    auto id = id_at(manager, path);
     if (!id) throw untracked_path_error(path, inspect(path));
     ids.push_back(*id);
   }

@@ -1,7 +1,10 @@
 // Mount points as callers name them, checked and turned into the manager's
 // filesystem ids, with an error that says what is wrong with a bad one.
+// Everything here runs only after the caller was authorized, and costs time
+// linear in what the caller sent, which is bounded.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,6 +17,12 @@
 
 namespace trimd::bus {
 
+// What one call may name: a path no longer than PATH_MAX, and a list that
+// a real client never comes near.
+inline constexpr std::size_t kMaxPathBytes = 4096;
+inline constexpr std::size_t kMaxMountPoints = 4096;
+inline constexpr std::size_t kMaxTotalPathBytes = 1 << 20;
+
 // What the system says about a path trimd does not track.
 struct UntrackedPath {
   bool exists = false;
@@ -23,7 +32,11 @@ struct UntrackedPath {
 };
 using PathInspector = std::function<UntrackedPath(const std::string& path)>;
 
-// "/mnt/data/" -> "/mnt/data". Throws InvalidArgument for a relative path.
+// Throws InvalidArgument when the list breaks one of the bounds above.
+void check_mount_point_list(const std::vector<std::string>& mount_points);
+
+// "/mnt/./data/" -> "/mnt/data", "/a/b/../c" -> "/a/c", in one pass.
+// Throws InvalidArgument for a relative or overlong path.
 std::string normalize_mount_point(std::string_view path);
 
 // The error for an absolute path that the manager does not track:

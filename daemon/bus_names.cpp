@@ -1,5 +1,7 @@
 #include "bus_names.hpp"
 
+#include "utf8.hpp"
+
 namespace trimd::bus {
 
 namespace {
@@ -16,7 +18,37 @@ int hex_value(char c) {
   return -1;  // sd_bus_path_decode accepts lower case only, as it writes it
 }
 
+void append_hex_escape(std::string& out, unsigned char c) {
+  out += "\\x";
+  out += kHex[c >> 4];
+  out += kHex[c & 0xf];
+}
+
 }  // namespace
+
+std::string bus_string(std::string_view text) {
+  if (is_valid_utf8(text)) return std::string(text);
+  std::string out;
+  out.reserve(text.size() * 2);
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_char_length(text.substr(i));
+    if (n == 0 || text[i] == '\\') {
+      append_hex_escape(out, static_cast<unsigned char>(text[i]));
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> bus_strings(const std::vector<std::string>& texts) {
+  std::vector<std::string> out;
+  out.reserve(texts.size());
+  for (const auto& text : texts) out.push_back(bus_string(text));
+  return out;
+}
 
 std::string escape_path_element(std::string_view text) {
   if (text.empty()) return "_";

@@ -1,4 +1,4 @@
-// The fixed names of trimd's bus API (DESIGN.md) and the pure helpers that
+// The fixed names of trimd's bus API (docs/design.md) and the pure helpers that
 // turn engine values into bus values. No sd-bus here: unit-tested directly.
 #pragma once
 
@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "time.hpp"
 
@@ -24,6 +25,13 @@ inline constexpr const char* kPolkitAction = "org.trimd.trimd1.manage";
 std::string escape_path_element(std::string_view text);
 // The inverse; nothing when `element` is not a valid escape.
 std::optional<std::string> unescape_path_element(std::string_view element);
+
+// A D-Bus string must be valid UTF-8; a mount point or device name need not
+// be. Valid UTF-8 passes unchanged. Otherwise each byte that is not part of
+// a valid UTF-8 character, and each backslash, becomes "\xNN" (lower-case
+// hex): "/mnt/caf\xe9" for the Latin-1 bytes of "/mnt/café".
+std::string bus_string(std::string_view text);
+std::vector<std::string> bus_strings(const std::vector<std::string>& texts);
 
 // /org/trimd/trimd1/filesystem/<escaped id>
 std::string filesystem_object_path(std::string_view id);

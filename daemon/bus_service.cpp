@@ -118,7 +118,8 @@ void DbusService::trim_finished(const std::string& id, const std::string& result
                                 std::uint64_t bytes, Duration elapsed) {
   guarded("TrimFinished", [&] {
     const auto usec = static_cast<std::uint64_t>(std::max<Duration::rep>(elapsed.count(), 0));
-    manager_object_.emitTrimFinished(bus::filesystem_object_path(id), result, bytes, usec);
+    manager_object_.emitTrimFinished(bus::filesystem_object_path(id), bus::bus_string(result),
+                                     bytes, usec);
   });
 }
 

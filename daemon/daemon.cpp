@@ -151,12 +151,17 @@ void Daemon::save_state(bool force) {
   if (!manager_->state_dirty()) return;
   const TimePoint t = now();
   if (!force && manager_->passes_active() && t - last_save_ < kSaveInterval) return;
+  if (!force && !save_backoff_.may_try(t)) return;
   try {
     store_.save(manager_->persistent_state());
     manager_->mark_state_saved();
     last_save_ = t;
+    if (save_backoff_.succeeded()) spdlog::info("state saved to {} again", store_.path().string());
   } catch (const std::exception& e) {
-    spdlog::error("cannot save state to {}: {}", store_.path().string(), e.what());
+    const bool news = save_backoff_.failed(e.what(), t);
+    spdlog::log(news ? spdlog::level::err : spdlog::level::debug,
+                "cannot save state to {}: {} (next try in {})", store_.path().string(), e.what(),
+                format_duration(save_backoff_.current_delay()));
   }
 }
 
@@ -223,7 +228,11 @@ void Daemon::shut_down() {
 
 int Daemon::run() {
   setup_signals();
-  manager_ = std::make_unique<Manager>(config_, store_.load(), now());
+  StateMap state = store_.load();
+  if (const auto dropped = prune_unseen(state, now()))
+    spdlog::info("forgot {} filesystems not seen for {}", dropped,
+                 format_duration(kForgetUnseenAfter));
+  manager_ = std::make_unique<Manager>(config_, std::move(state), now());
   runner_ = std::make_unique<ChunkRunner>(
       loop_, [this] { return system_.diskstats(); }, runner_interval(config_),
       [this](const ChunkReport& report) { chunk_ended(report); });

@@ -12,6 +12,7 @@
 #include "manager.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
+#include "save_backoff.hpp"
 #include "state_store.hpp"
 #include "system_view.hpp"
 #include "chunk_runner.hpp"
@@ -78,6 +79,7 @@ class Daemon final : public DaemonControl {
   std::unique_ptr<Timer> rescan_timer_;
   UniqueFd signal_fd_;
   TimePoint last_save_{};
+  SaveBackoff save_backoff_;
   std::string last_status_line_;
   bool once_started_ = false;
   bool once_failed_ = false;

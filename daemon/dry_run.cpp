@@ -37,7 +37,8 @@ int run_dry_run(const Config& config, const std::string& state_dir) {
   SystemView system;
   Discovery discovery = system.scan();
   const TimePoint now = Clock::now();
-  Manager manager(config, StateStore(state_dir).load(), now);
+  // Read-only: a corrupt state file stays where it is.
+  Manager manager(config, StateStore(state_dir).load(StateStore::OnCorrupt::Leave), now);
   std::map<std::string, DiscoveredFs> by_id;
   for (const auto& fs : discovery.tracked) by_id[fs.id] = fs;
   manager.update_filesystems(discovery.tracked, now);

@@ -3,10 +3,8 @@
 // accepted instead.
 #include "config.hpp"
 
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -18,6 +16,8 @@
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include "regular_file.hpp"
 
 #if !TOML_EXCEPTIONS
 #error "trimd reads toml++ parse errors as exceptions"
@@ -46,6 +46,24 @@ std::string_view describe_type(toml::node_type type) {
   }
   return "nothing";
 }
+
+// The range a duration key accepts, each end with the words that name it in
+// an error. Upper ends keep every sum of a time and a duration far inside
+// TimePoint's range; lower ends keep trimd from spinning.
+struct DurationRange {
+  Duration min;
+  Duration max;
+  std::string_view min_text;
+  std::string_view max_text;
+};
+
+using namespace std::chrono_literals;
+constexpr DurationRange kPolicyRange{0s, kMaxPolicyDuration, "0", "10 years"};
+constexpr DurationRange kIntervalRange{1min, kMaxPolicyDuration, "1min", "10 years"};
+constexpr DurationRange kSampleRange{100ms, 1h, "100ms", "1h"};
+constexpr DurationRange kIdleWindowRange{0s, 24h, "0", "1d"};
+// Between and within chunks: a pass must not stall for days.
+constexpr DurationRange kChunkRange{0s, 1h, "0", "1h"};
 
 // Reads typed values out of one parsed document. `name` is the dotted key
 // ("trim.chunk_size") that messages start with.
@@ -111,9 +129,15 @@ class Reader {
     return bytes;
   }
 
-  Duration positive_duration(const std::string& name, const toml::node& value) const {
+  Duration duration(const std::string& name, const toml::node& value,
+                    const DurationRange& range) const {
     const auto d = duration(name, value);
-    if (d.count() == 0) fail(value.source(), fmt::format("{}: must be greater than 0", name));
+    if (d < range.min)
+      fail(value.source(), fmt::format("{}: {} is less than {}, the shortest accepted", name,
+                                       format_duration(d), range.min_text));
+    if (d > range.max)
+      fail(value.source(), fmt::format("{}: {} is more than {}, the longest accepted", name,
+                                       format_duration(d), range.max_text));
     return d;
   }
 
@@ -151,11 +175,11 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
   for (auto&& [key, value] : table) {
     const auto name = dotted("idle", key);
     if (key == "sample_interval") {
-      config.sample_interval = r.positive_duration(name, value);
+      config.sample_interval = r.duration(name, value, kSampleRange);
     } else if (key == "preempt_interval") {
-      config.preempt_interval = r.duration(name, value);
+      config.preempt_interval = r.duration(name, value, kChunkRange);
     } else if (key == "window") {
-      config.idle.idle_window = r.duration(name, value);
+      config.idle.idle_window = r.duration(name, value, kIdleWindowRange);
     } else if (key == "max_iops") {
       config.idle.max_iops = r.number(name, value);
     } else if (key == "max_throughput") {
@@ -174,15 +198,15 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
 bool read_policy_key(const Reader& r, const std::string& name, const toml::key& key,
                      const toml::node& value, PolicyOverride& out) {
   if (key == "enabled") out.enabled = r.boolean(name, value);
-  else if (key == "interval") out.interval = r.positive_duration(name, value);
-  else if (key == "randomized_delay") out.randomized_delay = r.duration(name, value);
+  else if (key == "interval") out.interval = r.duration(name, value, kIntervalRange);
+  else if (key == "randomized_delay") out.randomized_delay = r.duration(name, value, kPolicyRange);
   else if (key == "window") out.window = r.window(name, value);
   else if (key == "chunk_size") out.chunk_bytes = r.positive_size(name, value);
   else if (key == "min_extent") out.min_extent_bytes = r.size(name, value);
-  else if (key == "pause") out.chunk_pause = r.duration(name, value);
-  else if (key == "chunk_time") out.chunk_time = r.duration(name, value);
+  else if (key == "pause") out.chunk_pause = r.duration(name, value, kChunkRange);
+  else if (key == "chunk_time") out.chunk_time = r.duration(name, value, kChunkRange);
   else if (key == "rate_limit") out.rate_limit_bytes_per_sec = r.size(name, value);
-  else if (key == "overdue_grace") out.overdue_grace = r.duration(name, value);
+  else if (key == "overdue_grace") out.overdue_grace = r.duration(name, value, kPolicyRange);
   else if (key == "skip_rotational") out.skip_rotational = r.boolean(name, value);
   else return false;
   return true;
@@ -212,11 +236,11 @@ void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
     const auto name = dotted("trim", key);
     if (read_policy_key(r, name, key, value, shared)) continue;
     if (key == "first_delay")
-      policy.schedule.first_delay = r.duration(name, value);
+      policy.schedule.first_delay = r.duration(name, value, kPolicyRange);
     else if (key == "gentle_chunk_size")
       policy.gentle_chunk_bytes = r.positive_size(name, value);
     else if (key == "gentle_pause")
-      policy.gentle_pause = r.duration(name, value);
+      policy.gentle_pause = r.duration(name, value, kChunkRange);
     else if (key == "scope")
       policy.scope = read_scope(r, name, value);
     else
@@ -306,29 +330,6 @@ toml::table parse_document(std::string_view text, const std::string& file_name) 
   }
 }
 
-// The whole file, or nothing when it does not exist; throws std::system_error otherwise.
-std::optional<std::string> read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw std::system_error(errno, std::generic_category());
-  }
-  std::string text;
-  std::array<char, 16384> buffer{};
-  ssize_t n = 0;
-  while ((n = ::read(fd, buffer.data(), buffer.size())) != 0) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      throw std::system_error(error, std::generic_category());
-    }
-    text.append(buffer.data(), static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return text;
-}
-
 }  // namespace
 
 ConfigError::ConfigError(std::string file, int line, int column, const std::string& message)
@@ -396,9 +397,9 @@ Config parse_config(std::string_view text, const std::string& file_name) {
 Config load_config(const std::string& path, bool missing_ok) {
   std::optional<std::string> text;
   try {
-    text = read_file(path);
-  } catch (const std::system_error& e) {
-    throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(e.code().value())));
+    text = read_regular_file(path, kMaxPolicyFileBytes, Links::Follow);
+  } catch (const FileRefused& e) {
+    throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", e.what()));
   }
   if (!text) {
     if (missing_ok) return Config{};

@@ -1,6 +1,8 @@
 #include "discovery.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "filters.hpp"
 
@@ -20,6 +22,26 @@ bool DiscoveredFs::rotational() const {
 std::string filesystem_id(const std::string& uuid, const MountEntry& mount) {
   if (!uuid.empty()) return "uuid-" + uuid;
   return "dev-" + mount.source + "-" + mount.mount_point;
+}
+
+std::string clone_id(const std::string& uuid, const MountEntry& mount) {
+  return "uuid-" + uuid + "-dev-" + mount.source;
+}
+
+void tell_clones_apart(std::vector<DiscoveredFs>& tracked) {
+  std::map<std::string, std::vector<DiscoveredFs*>> by_id;
+  for (auto& fs : tracked) by_id[fs.id].push_back(&fs);
+  for (auto& [id, same] : by_id) {
+    if (same.size() < 2) continue;
+    // The order does not depend on which copy was mounted first.
+    std::sort(same.begin(), same.end(), [](const DiscoveredFs* a, const DiscoveredFs* b) {
+      return std::tie(a->mount.source, a->mount.mount_point) <
+             std::tie(b->mount.source, b->mount.mount_point);
+    });
+    for (std::size_t i = 1; i < same.size(); ++i)
+      same[i]->id = same[i]->uuid.empty() ? id + "-" + std::to_string(i)
+                                          : clone_id(same[i]->uuid, same[i]->mount);
+  }
 }
 
 namespace {
@@ -80,6 +102,7 @@ Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
     fs.in_fstab = listed_in_fstab(fs.mount, fstab);
     result.tracked.push_back(std::move(fs));
   }
+  tell_clones_apart(result.tracked);
   return result;
 }
 

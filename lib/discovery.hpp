@@ -18,7 +18,9 @@ namespace trimd {
 // A filesystem trimd tracks (it has an object on the bus and a line in
 // `trimctl status`), trimmable or not.
 struct DiscoveredFs {
-  std::string id;  // stable across restarts: "uuid-<UUID>", else "dev-<source>-<mount point>"
+  // Stable across restarts: "uuid-<UUID>", else "dev-<source>-<mount point>";
+  // for a clone, see tell_clones_apart().
+  std::string id;
   MountEntry mount;
   std::string uuid;  // empty when unknown
   Topology topology;
@@ -56,5 +58,13 @@ Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
 
 // The id used for state and object paths.
 std::string filesystem_id(const std::string& uuid, const MountEntry& mount);
+
+// Copies of one image (VM images, snapshots) share a UUID but are separate
+// filesystems, each with its own state and cursor. Of the tracked
+// filesystems with one id, the first by source device (then mount point)
+// keeps "uuid-<UUID>" (so a record written before trimd told clones apart
+// stays with it); each other one gets clone_id(): "uuid-<UUID>-dev-<source>".
+std::string clone_id(const std::string& uuid, const MountEntry& mount);
+void tell_clones_apart(std::vector<DiscoveredFs>& tracked);
 
 }  // namespace trimd

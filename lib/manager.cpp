@@ -82,6 +82,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
   std::set<std::string> seen;
   for (auto& discovered : found) {
     seen.insert(discovered.id);
+    records_[discovered.id].last_seen = now;  // for prune_unseen()
     auto it = filesystems_.find(discovered.id);
     if (it != filesystems_.end()) {
       Tracked& fs = *it->second;
@@ -108,6 +109,13 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     else
       spdlog::warn("{}: not trimming {} on {}: {}", fs->fs.mount.mount_point,
                    fs->fs.mount.fs_type, fs->fs.mount.source, fs->untrimmable_reason());
+    if (record.cursor && fs->trimmable() && !cursor_in_range(fs->fs.geometry, *record.cursor)) {
+      spdlog::warn("{}: the saved cursor {} lies beyond the filesystem; its pass starts over",
+                   fs->fs.mount.mount_point, *record.cursor);
+      record.cursor = 0;
+      record.pass_start.reset();
+      record.pass_bytes = 0;
+    }
     if (record.cursor && fs->trimmable()) {
       // An unfinished pass from before a restart: go on where it stopped.
       Pass& pass = fs->pass.emplace();

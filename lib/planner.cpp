@@ -165,6 +165,19 @@ std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cu
   return make_range(0, end, minlen);
 }
 
+bool cursor_in_range(const FsGeometry& geometry, std::uint64_t cursor) {
+  switch (range_kind_for(geometry)) {
+    case RangeKind::Linear:
+    case RangeKind::GroupAligned:
+      return cursor <= geometry.size_bytes;
+    case RangeKind::LogicalSpace:
+      return cursor <= end_of(geometry.block_groups.back());
+    case RangeKind::WholeRange:
+      break;
+  }
+  return true;  // one call from 0 whatever the cursor
+}
+
 double pass_progress(const FsGeometry& geometry, std::uint64_t cursor) {
   const std::uint64_t end = pass_end(geometry);
   if (cursor >= end) return 1.0;

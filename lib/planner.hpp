@@ -54,6 +54,12 @@ std::uint64_t pass_end(const FsGeometry& geometry);
 std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cursor,
                                     std::uint64_t chunk_bytes, std::uint64_t minlen);
 
+// Whether a saved cursor can belong to a pass over this filesystem: not past
+// its end (ext4, xfs and the like) or past its last block group (btrfs). A
+// cursor beyond (a corrupt state file, a filesystem shrunk since) means the
+// pass starts again from 0.
+bool cursor_in_range(const FsGeometry& geometry, std::uint64_t cursor);
+
 // 0..1; below 1 until the pass is complete.
 double pass_progress(const FsGeometry& geometry, std::uint64_t cursor);
 

@@ -49,7 +49,12 @@ TimePoint local_day_at_minute(TimePoint t, int days_ahead, int minute) {
   tm.tm_min = minute % 60;
   tm.tm_sec = 0;
   tm.tm_isdst = -1;
-  return Clock::from_time_t(std::mktime(&tm));
+  const std::time_t seconds = std::mktime(&tm);
+  // A day past the end of TimePoint's range (year 2262) saturates.
+  constexpr auto kLimit = std::chrono::duration_cast<std::chrono::seconds>(Clock::duration::max());
+  if (seconds >= kLimit.count()) return TimePoint::max();
+  if (seconds <= -kLimit.count()) return TimePoint::min();
+  return Clock::from_time_t(seconds);
 }
 
 }  // namespace
@@ -59,12 +64,13 @@ TimePoint next_due(const SchedulePolicy& policy, std::optional<TimePoint> last_e
   const double spread = clamped_jitter(jitter);
   TimePoint due;
   if (last_end) {
-    due = *last_end + policy.interval + scaled(policy.randomized_delay, spread);
+    due = saturating_add(saturating_add(*last_end, policy.interval),
+                         scaled(policy.randomized_delay, spread));
   } else {
     // Never trimmed: soon after start, but several filesystems should still
     // not all start at once; the spread never exceeds the first delay.
     const Duration spread_cap = std::min(policy.randomized_delay, policy.first_delay);
-    due = started_at + policy.first_delay + scaled(spread_cap, spread);
+    due = saturating_add(saturating_add(started_at, policy.first_delay), scaled(spread_cap, spread));
   }
   return next_window_start(policy.window, due);
 }
@@ -87,7 +93,7 @@ TimePoint next_window_start(const std::optional<TimeWindow>& window, TimePoint t
 }
 
 bool is_overdue(const SchedulePolicy& policy, TimePoint due, TimePoint now) {
-  return now >= due + policy.overdue_grace;
+  return now >= saturating_add(due, policy.overdue_grace);
 }
 
 double stable_jitter(const std::string& key, std::int64_t salt) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <ctime>
 #include <limits>
 #include <sstream>
@@ -19,6 +20,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <toml++/toml.h>
+
+#include "regular_file.hpp"
+#include "utf8.hpp"
 
 #if !TOML_EXCEPTIONS
 #error "trimd reads toml++ parse errors as exceptions"
@@ -94,7 +98,41 @@ toml::table record_to_table(const FsRecord& record) {
   if (record.first_seen) table.insert("first_seen_usec", to_usec(*record.first_seen));
   lifetime_to_table(record.lifetime, table);
   if (!record.history.empty()) table.insert("history", history_to_array(record.history));
+  if (record.last_seen) table.insert("last_seen_usec", to_usec(*record.last_seen));
   return table;
+}
+
+// toml++ drops every byte that is not UTF-8 when it writes a string, and an
+// id holds the mount point when there is no UUID: such an id is written as
+// "bytes:" and the hex of all its bytes instead (an id never starts so).
+constexpr std::string_view kBytesPrefix = "bytes:";
+
+std::string id_to_key(const std::string& id) {
+  if (is_valid_utf8(id)) return id;
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string key(kBytesPrefix);
+  for (const char ch : id) {
+    const auto c = static_cast<unsigned char>(ch);
+    key += kHex[c >> 4];
+    key += kHex[c & 0xf];
+  }
+  return key;
+}
+
+std::string key_to_id(std::string_view key) {
+  if (key.substr(0, kBytesPrefix.size()) != kBytesPrefix) return std::string(key);
+  const std::string_view hex = key.substr(kBytesPrefix.size());
+  std::string id;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    unsigned value = 0;
+    const auto [end, error] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
+    if (error != std::errc{} || end != hex.data() + i + 2)
+      throw std::runtime_error(fmt::format("\"{}\": not a hex string of bytes", key));
+    id += static_cast<char>(value);
+  }
+  if (hex.size() % 2 != 0)
+    throw std::runtime_error(fmt::format("\"{}\": not a hex string of bytes", key));
+  return id;
 }
 
 // toml++ 3.3 leaves keys with quotes, tabs or line breaks bare in table
@@ -110,7 +148,7 @@ std::string format_state(const StateMap& state) {
   out << "# trimd's memory of past and unfinished trim passes, one table per filesystem.\n"
          "# Times are microseconds since the epoch. Written by trimd: edit only while it is stopped.\n";
   for (const auto& [id, record] : state)
-    out << '\n' << table_header(id) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
+    out << '\n' << table_header(id_to_key(id)) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
   return out.str();
 }
 
@@ -130,9 +168,14 @@ class RecordReader {
     if (value < 0) throw wrong(key, "a non-negative integer");
     return static_cast<std::uint64_t>(value);
   }
+  // A time before 1970 or after kLatestStoredUsec was not written by trimd:
+  // the file is corrupt (and such a time would overflow the clock's sums).
   std::optional<TimePoint> time(std::string_view key) const {
     const auto usec = integer(key);
-    return usec ? std::optional{from_usec(*usec)} : std::nullopt;
+    if (!usec) return std::nullopt;
+    if (*usec < 0 || *usec > kLatestStoredUsec)
+      throw wrong(key, fmt::format("a time between 1970 and 2200, not {} us", *usec));
+    return from_usec(*usec);
   }
   std::string string(std::string_view key) const {
     const toml::node* node = table_.get(key);
@@ -208,46 +251,8 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
   record.lifetime = read_lifetime(r);
   for (const auto* entry : r.tables("history"))
     add_history(record, read_history_entry(id, *entry));
+  record.last_seen = r.time("last_seen_usec");
   return record;
-}
-
-// Unknown keys are left alone: a newer trimd may have written them.
-StateMap parse_state(std::string_view text, const fs::path& file) {
-  toml::table document;
-  try {
-    document = toml::parse(text, file.string());
-  } catch (const toml::parse_error& e) {
-    throw std::runtime_error(fmt::format("line {}, column {}: {}", e.source().begin.line,
-                                         e.source().begin.column, e.description()));
-  }
-  StateMap state;
-  for (auto&& [key, value] : document) {
-    const std::string id{key.str()};
-    const auto* table = value.as_table();
-    if (!table) throw std::runtime_error(fmt::format("\"{}\": expected a table", id));
-    state.emplace(id, table_to_record(id, *table));
-  }
-  return state;
-}
-
-// The whole file, or nothing when it does not exist; throws std::system_error otherwise.
-std::optional<std::string> read_file(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return std::nullopt;
-  if (fd < 0) throw_errno(errno, "cannot open");
-  std::string text;
-  char buffer[16384];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      if (n < 0) throw_errno(error, "cannot read");
-      return text;
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
 }
 
 // Keeps a bad file for a person to look at, out of the way of the next save.
@@ -301,10 +306,25 @@ void write_all(int fd, std::string_view data) {
   }
 }
 
-// Writes `text` to `file` (mode 0644) and makes it durable; on failure the
-// partial file is removed.
+// Whatever is at the temp file's name goes: a leftover of a crash, or
+// something put there by mistake (a FIFO would block open(), a symbolic link
+// would be followed, a directory would fail every save). A directory with
+// files in it is moved aside for a person to look at.
+void clear_temp(const fs::path& temp) {
+  if (::unlink(temp.c_str()) == 0 || errno == ENOENT) return;
+  if (errno == EISDIR && ::rmdir(temp.c_str()) == 0) return;
+  auto aside = temp;
+  aside += fmt::format(".stray-{}", std::time(nullptr));
+  if (::rename(temp.c_str(), aside.c_str()) < 0) throw_errno(errno, "cannot remove " + temp.string());
+  spdlog::warn("moved {} out of the way to {}", temp.string(), aside.string());
+}
+
+// Writes `text` to a new `file` (mode 0644) and makes it durable; on failure
+// the partial file is removed.
 void write_durably(const fs::path& file, std::string_view text) {
-  Fd fd{::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)};
+  clear_temp(file);
+  Fd fd{::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+               0644)};
   if (fd.get() < 0) throw_errno(errno, "cannot create " + file.string());
   try {
     if (::fchmod(fd.get(), 0644) < 0) throw_errno(errno, "fchmod");
@@ -340,16 +360,47 @@ void add_history(FsRecord& record, PassHistoryEntry entry) {
                          record.history.end() - static_cast<std::ptrdiff_t>(kHistoryLength));
 }
 
+// Unknown keys are left alone: a newer trimd may have written them.
+StateMap parse_state(std::string_view text, const std::filesystem::path& file) {
+  toml::table document;
+  try {
+    document = toml::parse(text, file.string());
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(fmt::format("line {}, column {}: {}", e.source().begin.line,
+                                         e.source().begin.column, e.description()));
+  }
+  StateMap state;
+  for (auto&& [key, value] : document) {
+    const std::string id = key_to_id(key.str());
+    const auto* table = value.as_table();
+    if (!table) throw std::runtime_error(fmt::format("\"{}\": expected a table", id));
+    state.emplace(id, table_to_record(id, *table));
+  }
+  return state;
+}
+
+std::size_t prune_unseen(StateMap& state, TimePoint now, Duration keep) {
+  const TimePoint horizon = saturating_sub(now, keep);
+  return std::erase_if(state, [horizon](const auto& entry) {
+    const FsRecord& record = entry.second;
+    const auto seen = record.last_seen ? record.last_seen : record.last_end;
+    return seen && *seen < horizon;
+  });
+}
+
 StateStore::StateStore(std::filesystem::path directory)
     : directory_(std::move(directory)), file_(directory_ / state_file_name) {}
 
-StateMap StateStore::load() {
+StateMap StateStore::load(OnCorrupt on_corrupt) {
   try {
-    const auto text = read_file(file_);
+    const auto text = read_regular_file(file_.string(), kMaxPolicyFileBytes);
     if (!text) return {};
     return parse_state(*text, file_);
-  } catch (const std::runtime_error& e) {  // std::system_error too
-    set_aside(file_, e.what());
+  } catch (const std::runtime_error& e) {  // FileRefused too
+    if (on_corrupt == OnCorrupt::MoveAside)
+      set_aside(file_, e.what());
+    else
+      spdlog::warn("{}: {}; ignoring it (left as it is)", file_.string(), e.what());
   }
   return {};
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <string_view>
 
 #include "time.hpp"
 
@@ -62,6 +63,8 @@ struct FsRecord {
   // When trimd first found it: its first pass is due first_delay after this,
   // however often trimd restarts meanwhile.
   std::optional<TimePoint> first_seen;
+  // When trimd last found this filesystem mounted (absent in older files).
+  std::optional<TimePoint> last_seen;
 };
 
 // Appends `entry`, dropping the oldest beyond kHistoryLength.
@@ -69,15 +72,31 @@ void add_history(FsRecord& record, PassHistoryEntry entry);
 
 using StateMap = std::map<std::string, FsRecord>;  // key: filesystem id
 
+// The text of a state file; throws std::runtime_error when it is corrupt
+// (bad TOML, a value of the wrong type or out of range). `file` names it.
+StateMap parse_state(std::string_view text, const std::filesystem::path& file);
+
+// Records of filesystems not seen (nor trimmed) for this long are dropped:
+// images mounted once, disks long gone. The file stays small.
+inline constexpr Duration kForgetUnseenAfter = std::chrono::hours{24 * 180};
+
+// Drops from `state` every record whose last sighting (or, in an older file,
+// last pass) is more than `keep` before `now`; a record with neither stays.
+// Returns how many went.
+std::size_t prune_unseen(StateMap& state, TimePoint now, Duration keep = kForgetUnseenAfter);
+
 class StateStore {
  public:
   explicit StateStore(std::filesystem::path directory);
   const std::filesystem::path& path() const { return file_; }  // <dir>/state.toml
 
-  // A missing file is an empty state. A corrupt or unreadable one is logged,
-  // moved aside to state.toml.corrupt-<time>, and an empty state returned:
-  // never throws for bad content.
-  StateMap load();
+  enum class OnCorrupt { MoveAside, Leave };
+  // A missing file is an empty state. A corrupt or unreadable one (not a
+  // regular file, over kMaxPolicyFileBytes, a value out of range) is logged,
+  // moved aside to state.toml.corrupt-<time> unless `Leave` (--dry-run
+  // changes nothing on disk), and an empty state returned: never throws for
+  // bad content.
+  StateMap load(OnCorrupt on_corrupt = OnCorrupt::MoveAside);
   // Atomic; creates the directory. Throws std::system_error on I/O failure.
   void save(const StateMap& state) const;
 

@@ -12,6 +12,7 @@ packages="
   util-linux mount e2fsprogs xfsprogs btrfs-progs fuse3
   dbus udev systemd
   python3 python3-matplotlib
+  clang libclang-rt-14-dev
   prometheus
 "
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install, build and run the whole test suite (as root), the way CI does:
 #   1. a -Werror build; every test (unit, bus, system) against it;
-#   2. an AddressSanitizer + UBSan build; the unit tests against it.
+#   2. an AddressSanitizer + UBSan build; the unit tests against it;
+#   3. the libFuzzer targets (clang, ASan + UBSan), each for FUZZ_SECONDS
+#      (default here 30) on its seed corpus.
 # Under CI=true a system test that lacks root, a loop device or a tool fails
 # instead of skipping.
 set -euo pipefail
@@ -26,4 +28,5 @@ if ! pgrep -x systemd-udevd >/dev/null; then
 fi
 
 ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs"
+FUZZ_SECONDS=${FUZZ_SECONDS:-30} scripts/fuzz.sh
 ctest --test-dir build --output-on-failure --timeout 900 -j "$jobs"

@@ -3,9 +3,12 @@
 // machine's own filesystems are only looked at, never trimmed.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "bus_fixture.hpp"
@@ -152,6 +155,46 @@ TEST_F(RealDaemon, RefusesAReloadFromAnotherUser) {
       {"--dest=org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager.Reload"})));
   EXPECT_THAT(reload.err, HasSubstr("org.trimd.trimd1.Error.AccessDenied"));
   EXPECT_THAT(log(), Not(HasSubstr("configuration reloaded")));
+}
+
+// F8: a config path that is no regular file is an error at once, never a
+// hang (a FIFO) or an endless read (/dev/zero).
+class CheckConfig : public ::testing::Test {
+ protected:
+  CommandResult check(const std::string& path) {
+    return run_command({TRIMD_BINARY, "--check-config", "--config=" + path},
+                       std::chrono::seconds{10});
+  }
+  TempDir dir_;
+};
+
+TEST_F(CheckConfig, RefusesAFifoAtOnceWithExitStatus78) {
+  const std::string fifo = (dir_.path() / "trimd.toml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto result = check(fifo);
+  EXPECT_EQ(result.exit_code, 78) << result.err;
+}
+
+TEST_F(CheckConfig, RefusesAnEndlessDeviceAtOnceWithExitStatus78) {
+  const auto result = check("/dev/zero");
+  EXPECT_EQ(result.exit_code, 78) << result.err;
+}
+
+// --dry-run changes nothing on disk, not even a corrupt state file.
+TEST_F(CheckConfig, DryRunLeavesACorruptStateFileWhereItIs) {
+  const auto state_dir = dir_.path() / "state";
+  std::filesystem::create_directory(state_dir);
+  const std::string garbage = "[\"fs\"\nlast_bytes = = 3\n";
+  std::ofstream(state_dir / "state.toml") << garbage;
+  std::ofstream(dir_.path() / "trimd.toml") << "[trim]\nenabled = false\n";
+  const auto result = run_command({TRIMD_BINARY, "--dry-run", "--config=" +
+                                   (dir_.path() / "trimd.toml").string(),
+                                   "--state-dir=" + state_dir.string()},
+                                  std::chrono::seconds{60});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream in(state_dir / "state.toml");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), garbage);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(state_dir), {}), 1);
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <functional>
+
 #include "bus_errors.hpp"
 #include "bus_mount_points.hpp"
 #include "bus_names.hpp"
@@ -47,6 +50,22 @@ TEST(ObjectPathEscaping, PutsFilesystemsUnderTheManagerPath) {
   EXPECT_EQ(filesystem_object_path("uuid-1"), "/org/trimd/trimd1/filesystem/uuid_2d1");
 }
 
+TEST(BusStrings, PassValidUtf8Unchanged) {
+  EXPECT_EQ(bus_string("/mnt/caf\xc3\xa9 x\\y"), "/mnt/caf\xc3\xa9 x\\y");
+  EXPECT_EQ(bus_string("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");
+}
+
+TEST(BusStrings, EscapeEveryByteThatIsNotUtf8AndThenEveryBackslash) {
+  EXPECT_EQ(bus_string("/mnt/caf\xe9"), "/mnt/caf\\xe9");
+  EXPECT_EQ(bus_string("a\\b\xff"), "a\\x5cb\\xff");
+  EXPECT_EQ(bus_string("\xc3"), "\\xc3");                    // cut short
+  EXPECT_EQ(bus_string("\xc0\xaf"), "\\xc0\\xaf");           // overlong "/"
+  EXPECT_EQ(bus_string("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+  EXPECT_EQ(bus_string("\xef\xbf\xbe"), "\\xef\\xbf\\xbe");  // U+FFFE
+  EXPECT_EQ(bus_string("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  EXPECT_EQ(bus_string("\xc3\xa9\xe9"), "\xc3\xa9\\xe9");   // keeps the valid part
+}
+
 TEST(BusTimestamps, AreMicrosecondsSinceTheEpochOrZeroForNever) {
   EXPECT_EQ(timestamp_usec(std::nullopt), 0u);
   EXPECT_EQ(timestamp_usec(from_usec(1700000000123456)), 1700000000123456u);
@@ -67,6 +86,63 @@ TEST(MountPointCheck, DropsTrailingSlashesAndDotSegments) {
   EXPECT_EQ(normalize_mount_point("/mnt/data/"), "/mnt/data");
   EXPECT_EQ(normalize_mount_point("/mnt/./data//"), "/mnt/data");
   EXPECT_EQ(normalize_mount_point("/"), "/");
+}
+
+TEST(MountPointCheck, StepsBackForDotDotButNeverAboveTheRoot) {
+  EXPECT_EQ(normalize_mount_point("/a/b/../c"), "/a/c");
+  EXPECT_EQ(normalize_mount_point("/a/b/.."), "/a");
+  EXPECT_EQ(normalize_mount_point("/../.."), "/");
+  EXPECT_EQ(normalize_mount_point("/a/../../b/"), "/b");
+  EXPECT_EQ(normalize_mount_point("//a///b/./"), "/a/b");
+  EXPECT_EQ(normalize_mount_point("/a/.../b.."), "/a/.../b..");
+}
+
+TEST(MountPointCheck, AgreesWithTheLexicalNormalFormOnAbsolutePaths) {
+  for (const char* path : {"/", "/mnt", "/mnt/", "/a/./b/../c/", "/a/b/c/../../d", "/..",
+                           "/a//b", "/x/y/z/../../..", "/.hidden/./.."}) {
+    std::string expected = std::filesystem::path(path).lexically_normal().string();
+    while (expected.size() > 1 && expected.back() == '/') expected.pop_back();
+    EXPECT_EQ(normalize_mount_point(path), expected) << path;
+  }
+}
+
+TEST(MountPointCheck, AcceptsAPathOfPathMaxBytes) {
+  std::string path;
+  while (path.size() < kMaxPathBytes) path += "/a";
+  path.resize(kMaxPathBytes);
+  EXPECT_EQ(normalize_mount_point(path).size(), kMaxPathBytes);
+}
+
+std::string invalid_argument_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sdbus::Error& e) {
+    EXPECT_EQ(e.getName(), "org.trimd.trimd1.Error.InvalidArgument");
+    return e.getMessage();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(MountPointCheck, RefusesALongerPathAsInvalidArgumentNamingTheBound) {
+  const std::string path(kMaxPathBytes + 1, '/');
+  EXPECT_THAT(invalid_argument_message([&] { normalize_mount_point(path); }),
+              HasSubstr("at most 4096 (PATH_MAX)"));
+}
+
+TEST(MountPointCheck, RefusesTooManyMountPointsInOneCall) {
+  std::vector<std::string> many(kMaxMountPoints + 1, "/");
+  EXPECT_THAT(invalid_argument_message([&] { check_mount_point_list(many); }),
+              HasSubstr("at most 4096"));
+  many.pop_back();
+  EXPECT_NO_THROW(check_mount_point_list(many));
+}
+
+TEST(MountPointCheck, RefusesTooManyBytesInOneCall) {
+  std::vector<std::string> big(kMaxTotalPathBytes / kMaxPathBytes + 1,
+                               std::string(kMaxPathBytes, '/'));
+  EXPECT_THAT(invalid_argument_message([&] { check_mount_point_list(big); }),
+              HasSubstr("bytes of mount points"));
 }
 
 TEST(MountPointCheck, CallsAMissingPathNotFound) {

@@ -224,6 +224,32 @@ TEST_F(BusService, AddsAndRemovesObjectsAsFilesystemsComeAndGo) {
   EXPECT_THAT(objects, Not(Contains(Key(sdbus::ObjectPath(fs_path(kIdB))))));
 }
 
+// Latin-1 "café": not UTF-8, so not a D-Bus string as it is.
+const char* const kLatin1Mount = "/srv/caf\xe9";
+const char* const kLatin1MountOnTheBus = "/srv/caf\\xe9";
+
+TEST_F(BusService, GivesAFilesystemAtANonUtf8MountPointAnObjectWithEscapedStrings) {
+  manager_->update_filesystems({fake_filesystem(kIdA, kMountA, "fakea", kFsSize),
+                                fake_filesystem(kIdB, kMountB, "fakeb", kFsSize),
+                                fake_filesystem("dev-/dev/fakec-/srv/caf\xe9", kLatin1Mount,
+                                                "fakec", kFsSize)},
+                               control_.now());
+  const std::string path = fs_path("dev-/dev/fakec-/srv/caf\xe9");
+  EXPECT_EQ(path, "/org/trimd/trimd1/filesystem/dev_2d_2fdev_2ffakec_2d_2fsrv_2fcaf_e9");
+  ASSERT_TRUE(pump_until([&] { return !signals_named("InterfacesAdded").empty(); }));
+  auto objects = call([&] { return client_->GetManagedObjects(); });
+  ASSERT_THAT(objects, Contains(Key(sdbus::ObjectPath(path))));
+  EXPECT_EQ(objects.at(sdbus::ObjectPath(path))
+                .at(bus::kFilesystemInterface)
+                .at("MountPoint")
+                .get<std::string>(),
+            kLatin1MountOnTheBus);
+  // The escaped name is what a client can send back.
+  call([&] { client_->Pause({kLatin1MountOnTheBus}); });
+  FilesystemClient fs(*client_connection_, path);
+  EXPECT_EQ(call([&] { return fs.State(); }), "paused");
+}
+
 TEST_F(BusService, KeepsTheManagerWorkingWhenTheBusGoesAway) {
   call([&] { client_->TrimNow({kMountA}, true); });
   disconnect_client();

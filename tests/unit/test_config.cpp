@@ -1,12 +1,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "config.hpp"
+#include "fifo_guard.hpp"
 
 using namespace std::chrono_literals;
 using testing::HasSubstr;
@@ -29,6 +34,25 @@ ConfigError error_of(const std::string& text) {
   }
   ADD_FAILURE() << "accepted:\n" << text;
   return ConfigError("test.toml", -1, -1, "no error");
+}
+
+// A config text that must fail with `message` at line:column of test.toml.
+struct ErrorCase {
+  std::string text;
+  int line, column;
+  std::string message;
+};
+
+void expect_errors(const std::vector<ErrorCase>& cases) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const ConfigError e = error_of(c.text);
+    EXPECT_EQ(e.file(), "test.toml");
+    EXPECT_EQ(e.line(), c.line);
+    EXPECT_EQ(e.column(), c.column);
+    EXPECT_THAT(e.message(), HasSubstr(c.message));
+    EXPECT_THAT(e.what(), testing::StartsWith("test.toml:" + std::to_string(c.line) + ":"));
+  }
 }
 
 void expect_same_window(const std::optional<trimd::TimeWindow>& a, const std::optional<trimd::TimeWindow>& b) {
@@ -251,6 +275,25 @@ TEST(ConfigFile, UnreadableFileIsAnErrorEvenWhenMissingIsAllowed) {
               testing::ThrowsMessage<ConfigError>(HasSubstr("cannot read: Is a directory")));
 }
 
+// F8: --check-config and SIGHUP read the config through load_config.
+TEST(ConfigFile, AFifoIsRefusedAtOnceNotWaitedOn) {
+  std::string dir = (std::filesystem::temp_directory_path() / "trimd-config-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string fifo = dir + "/trimd.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto load = [&] { trimd::load_config(fifo, true); };
+  EXPECT_THAT([&] { trimd::test::without_blocking_on(fifo, load); },
+              testing::ThrowsMessage<ConfigError>(
+                  HasSubstr("trimd.toml: cannot read: is a FIFO, not a regular file")));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ConfigFile, AnEndlessDeviceIsRefusedWithoutReadingIt) {
+  EXPECT_THAT([] { trimd::load_config("/dev/zero", false); },
+              testing::ThrowsMessage<ConfigError>(
+                  HasSubstr("/dev/zero: cannot read: is a character device, not a regular file")));
+}
+
 TEST(ConfigErrors, NameFileLineAndColumnOfTheBadValue) {
   const std::string file = data_dir + "/config-bad-size.toml";
   try {
@@ -267,12 +310,7 @@ TEST(ConfigErrors, NameFileLineAndColumnOfTheBadValue) {
 }
 
 TEST(ConfigErrors, PointAtTheOffendingKeyOrValue) {
-  struct Case {
-    std::string text;
-    int line, column;
-    std::string message;
-  };
-  const std::vector<Case> cases{
+  expect_errors({
       {"[trim]\nenabled = = true\n", 2, 11, "could not determine value type"},
       {"[trimm]\n", 1, 2, "trimm: unknown key"},
       {"[trim]\nchunk = 5\n", 2, 1, "trim.chunk: unknown key"},
@@ -296,22 +334,45 @@ TEST(ConfigErrors, PointAtTheOffendingKeyOrValue) {
       {"[idle]\nmax_iops = -3\n", 2, 12, "idle.max_iops: must not be negative"},
       {"[idle]\nmax_busy = 1.5\n", 2, 12, "idle.max_busy: must be a fraction between 0 and 1"},
       {"[idle]\nmax_busy = -0.1\n", 2, 12, "idle.max_busy: must not be negative"},
-      {"[idle]\nsample_interval = \"0s\"\n", 2, 19, "idle.sample_interval: must be greater than 0"},
-      {"[idle]\nsample_interval = 0\n", 2, 19, "idle.sample_interval: must be greater than 0"},
+      {"[idle]\nsample_interval = \"0s\"\n", 2, 19,
+       "idle.sample_interval: 0s is less than 100ms, the shortest accepted"},
+      {"[idle]\nsample_interval = 0\n", 2, 19, "idle.sample_interval: 0s is less than 100ms"},
       {"[trim]\nchunk_size = 0\n", 2, 14, "trim.chunk_size: must be greater than 0"},
       {"[[filesystem]]\nfs_type = \"xfs\"\nchunk_size = \"0MiB\"\n", 3, 14,
        "filesystem.chunk_size: must be greater than 0"},
       {"[log]\nlevel = \"loud\"\n", 2, 9, "log.level: \"loud\" is not a level"},
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.text);
-    const ConfigError e = error_of(c.text);
-    EXPECT_EQ(e.file(), "test.toml");
-    EXPECT_EQ(e.line(), c.line);
-    EXPECT_EQ(e.column(), c.column);
-    EXPECT_THAT(e.message(), HasSubstr(c.message));
-    EXPECT_THAT(e.what(), testing::StartsWith("test.toml:" + std::to_string(c.line) + ":"));
-  }
+  });
+}
+
+TEST(ConfigErrors, NameTheBoundOfADurationOutOfRange) {
+  expect_errors({
+      {"[trim]\noverdue_grace = \"100000d\"\n", 2, 17,
+       "trim.overdue_grace: 14285w 5d is more than 10 years, the longest accepted"},
+      {"[trim]\nfirst_delay = \"100000d\"\n", 2, 15, "trim.first_delay: 14285w 5d is more than 10 years"},
+      {"[trim]\nrandomized_delay = \"3654d\"\n", 2, 20, "is more than 10 years"},
+      {"[[filesystem]]\nmatch = \"/\"\ninterval = \"5000d\"\n", 3, 12,
+       "filesystem.interval: 714w 2d is more than 10 years"},
+      {"[trim]\ninterval = \"1s\"\n", 2, 12, "trim.interval: 1s is less than 1min, the shortest accepted"},
+      {"[trim]\ninterval = 0\n", 2, 12, "trim.interval: 0s is less than 1min"},
+      {"[idle]\nsample_interval = \"1us\"\n", 2, 19,
+       "idle.sample_interval: 1us is less than 100ms, the shortest accepted"},
+      {"[idle]\nsample_interval = \"2h\"\n", 2, 19, "idle.sample_interval: 2h is more than 1h"},
+      {"[idle]\nwindow = \"2d\"\n", 2, 10, "idle.window: 2d is more than 1d"},
+      {"[trim]\npause = \"2h\"\n", 2, 9, "trim.pause: 2h is more than 1h"},
+      {"[trim]\nchunk_time = \"1d\"\n", 2, 14, "trim.chunk_time: 1d is more than 1h"},
+      {"[trim]\ngentle_pause = 7200\n", 2, 16, "trim.gentle_pause: 2h is more than 1h"},
+  });
+}
+
+TEST(ConfigFile, AcceptsDurationsAtTheEndsOfTheirRanges) {
+  const Config c = trimd::parse_config(
+      "[idle]\nsample_interval = \"100ms\"\nwindow = \"1d\"\n"
+      "[trim]\ninterval = \"1min\"\noverdue_grace = \"3653d\"\nfirst_delay = \"0\"\n"
+      "pause = \"1h\"\n",
+      "ends.toml");
+  EXPECT_EQ(c.sample_interval, 100ms);
+  EXPECT_EQ(c.trim.schedule.interval, 1min);
+  EXPECT_EQ(c.trim.schedule.overdue_grace, trimd::kMaxPolicyDuration);
 }
 
 TEST(PolicyOverride, MatchesOnlyWhenEveryGivenKeyMatches) {

@@ -1,5 +1,6 @@
 // From a mount table to tracked filesystems, with fake sysfs and fake probes.
 #include "discovery.hpp"
+#include "manager.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -117,4 +118,58 @@ TEST_F(DiscoveryTest, SkipsMountsWithNoBlockDeviceBehindThem) {
   inventory.by_source.erase("/dev/sdb1");
   const Discovery d = discover_filesystems(table, fstab, inventory, prober);
   EXPECT_THAT(mount_points(d.tracked), ElementsAre("/", "/old", "/scratch"));
+}
+
+// F5: two mounted copies of one image share a UUID and are two filesystems.
+class CloneDiscovery : public DiscoveryTest {
+ protected:
+  void SetUp() override {
+    DiscoveryTest::SetUp();
+    // The copy on loop1 was mounted before the one on loop0.
+    table = parse_mountinfo(
+        "30 1 7:1 / /mnt/copy-b rw - ext4 /dev/loop1 rw\n"
+        "31 1 7:0 / /mnt/copy-a rw - ext4 /dev/loop0 rw\n");
+    inventory.by_source["/dev/loop0"] = disk_topology("loop0", 1u << 30);
+    inventory.by_source["/dev/loop1"] = disk_topology("loop1", 1u << 30);
+    prober.uuids["/mnt/copy-a"] = "same-uuid";
+    prober.uuids["/mnt/copy-b"] = "same-uuid";
+  }
+};
+
+TEST_F(CloneDiscovery, TracksBothCopiesOfOneImageUnderIdsOfTheirOwn) {
+  const Discovery d = discover_filesystems(table, {}, inventory, prober);
+  ASSERT_EQ(d.tracked.size(), 2u);
+  EXPECT_TRUE(d.skipped.empty());
+  EXPECT_EQ(d.tracked[0].mount.mount_point, "/mnt/copy-b");
+  EXPECT_EQ(d.tracked[0].id, "uuid-same-uuid-dev-/dev/loop1");
+  EXPECT_EQ(d.tracked[1].id, "uuid-same-uuid");  // the first by device keeps the old id
+}
+
+TEST_F(CloneDiscovery, GivesTheSameIdsWhicheverCopyWasMountedFirst) {
+  std::swap(table[0], table[1]);
+  const Discovery d = discover_filesystems(table, {}, inventory, prober);
+  ASSERT_EQ(d.tracked.size(), 2u);
+  EXPECT_EQ(d.tracked[0].mount.mount_point, "/mnt/copy-a");
+  EXPECT_EQ(d.tracked[0].id, "uuid-same-uuid");
+  EXPECT_EQ(d.tracked[1].id, "uuid-same-uuid-dev-/dev/loop1");
+}
+
+TEST_F(CloneDiscovery, KeepsOneStateRecordAndOneCursorPerCopy) {
+  const Discovery d = discover_filesystems(table, {}, inventory, prober);
+  const TimePoint now = Clock::from_time_t(1'800'000'000);
+  StateMap old_state;  // written before clones were told apart
+  old_state["uuid-same-uuid"].cursor = 1u << 20;
+  old_state["uuid-same-uuid"].mount_point = "/mnt/copy-a";
+  Manager manager(Config{}, old_state, now);
+  manager.update_filesystems(d.tracked, now);
+  ASSERT_EQ(manager.statuses(now).size(), 2u);
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-a"), "uuid-same-uuid");
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-b"), "uuid-same-uuid-dev-/dev/loop1");
+  const StateMap saved = manager.persistent_state();
+  ASSERT_EQ(saved.count("uuid-same-uuid"), 1u);
+  ASSERT_EQ(saved.count("uuid-same-uuid-dev-/dev/loop1"), 1u);
+  EXPECT_EQ(saved.at("uuid-same-uuid").cursor, std::optional<std::uint64_t>{1u << 20});
+  EXPECT_EQ(saved.at("uuid-same-uuid-dev-/dev/loop1").cursor, std::nullopt);
+  EXPECT_EQ(saved.at("uuid-same-uuid-dev-/dev/loop1").mount_point, "/mnt/copy-b");
+  EXPECT_EQ(saved.at("uuid-same-uuid-dev-/dev/loop1").last_seen, now);
 }

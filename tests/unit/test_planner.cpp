@@ -421,5 +421,25 @@ TEST(Ext4Planner, WithoutAGroupSizeChunksAreLinear) {
   EXPECT_EQ(range_kind_for(geometry), RangeKind::Linear);
 }
 
+// F7: a cursor read from a state file may not belong to this filesystem.
+TEST(SavedCursor, FitsALinearOrGroupedPassUpToItsEnd) {
+  const FsGeometry ext4{"ext4", 1000 * kMiB, 128 * kMiB};
+  EXPECT_TRUE(cursor_in_range(ext4, 0));
+  EXPECT_TRUE(cursor_in_range(ext4, 1000 * kMiB));
+  EXPECT_FALSE(cursor_in_range(ext4, 1000 * kMiB + 1));
+  EXPECT_FALSE(cursor_in_range(FsGeometry{"vfat", kMiB, 0}, 9223372036854775807ull));
+}
+
+TEST(SavedCursor, FitsABtrfsPassUpToTheEndOfItsLastBlockGroup) {
+  FsGeometry btrfs{"btrfs", 1000 * kMiB, 0};
+  btrfs.block_groups = {{kMiB, 8 * kMiB}, {64 * kMiB, 256 * kMiB}};
+  EXPECT_TRUE(cursor_in_range(btrfs, 320 * kMiB));
+  EXPECT_FALSE(cursor_in_range(btrfs, 320 * kMiB + 1));
+}
+
+TEST(SavedCursor, FitsAWholeRangePassWhateverItIsBecauseThatStartsAtZero) {
+  EXPECT_TRUE(cursor_in_range(FsGeometry{"zonefs", kMiB, 0}, kMax));
+}
+
 }  // namespace
 }  // namespace trimd

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <optional>
@@ -160,6 +161,55 @@ TEST_F(Schedule, IsOverdueFromTheEndOfTheGracePeriod) {
   EXPECT_FALSE(is_overdue(policy, due, due + hours{24} - microseconds{1}));
   EXPECT_TRUE(is_overdue(policy, due, due + hours{24}));
   EXPECT_TRUE(is_overdue(policy, due, due + hours{48}));
+}
+
+// F6: durations parse far beyond what a TimePoint can hold.
+const Duration kHugeDuration = hours{24 * 100000};  // "100000d"
+
+TEST_F(Schedule, NeverCallsAFilesystemOverdueForAnEnormousGracePeriod) {
+  policy.overdue_grace = kHugeDuration;
+  const TimePoint due = monday_at(12);
+  EXPECT_FALSE(is_overdue(policy, due, due + hours{24 * 365}));
+  policy.overdue_grace = Duration::max();
+  EXPECT_FALSE(is_overdue(policy, due, due + hours{24 * 365}));
+}
+
+TEST_F(Schedule, PutsAnEnormousFirstDelayAtTheEndOfTimeNotInThePast) {
+  policy.first_delay = kHugeDuration;
+  policy.randomized_delay = kHugeDuration;
+  EXPECT_EQ(next_due(policy, std::nullopt, kMondayUtc, 0.5), TimePoint::max());
+}
+
+TEST_F(Schedule, SaturatesALastPassAtTheEndOfTime) {
+  policy.interval = kHugeDuration;
+  EXPECT_EQ(next_due(policy, from_usec(INT64_MAX), kMondayUtc, 0.9), TimePoint::max());
+  EXPECT_EQ(next_due(policy, kMondayUtc, kMondayUtc, 0.0), TimePoint::max());
+}
+
+TEST_F(Schedule, KeepsAWindowOnADueTimeAtTheEndOfTime) {
+  policy.interval = kHugeDuration;
+  policy.window = TimeWindow{at(1), at(6)};
+  EXPECT_GE(next_due(policy, kMondayUtc, kMondayUtc, 0.0), kMondayUtc + hours{24 * 365 * 200});
+}
+
+TEST(SaturatingTime, AddsLikeChronoInsideTheRange) {
+  EXPECT_EQ(saturating_add(kMondayUtc, hours{1}), kMondayUtc + hours{1});
+  EXPECT_EQ(saturating_sub(kMondayUtc, hours{1}), kMondayUtc - hours{1});
+  EXPECT_EQ(saturating_add(kMondayUtc, Duration{-5}), kMondayUtc - microseconds{5});
+}
+
+TEST(SaturatingTime, StopsAtTheEndsOfTheRange) {
+  EXPECT_EQ(saturating_add(kMondayUtc, Duration::max()), TimePoint::max());
+  EXPECT_EQ(saturating_add(kMondayUtc, Duration::min()), TimePoint::min());
+  EXPECT_EQ(saturating_add(TimePoint::max(), microseconds{1}), TimePoint::max());
+  EXPECT_EQ(saturating_sub(TimePoint::min(), microseconds{1}), TimePoint::min());
+  EXPECT_EQ(saturating_sub(kMondayUtc, Duration::min()), TimePoint::max());
+}
+
+TEST(SaturatingTime, ReadsMicrosecondsBeyondTheRangeAsItsEnds) {
+  EXPECT_EQ(from_usec(INT64_MAX), TimePoint::max());
+  EXPECT_EQ(from_usec(INT64_MIN), TimePoint::min());
+  EXPECT_EQ(to_usec(from_usec(1'709'510'400'000'000)), 1'709'510'400'000'000);
 }
 
 TEST(StableJitter, GivesTheSameValueForTheSameInput) {

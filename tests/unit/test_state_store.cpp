@@ -1,8 +1,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +19,8 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "fifo_guard.hpp"
+#include "regular_file.hpp"
 #include "state_store.hpp"
 
 namespace fs = std::filesystem;
@@ -44,6 +50,7 @@ FsRecord complete_record() {
   r.pass_start = trimd::from_usec(1700100000000001);
   r.pass_bytes = 123456789;
   r.mount_point = "/srv/vm images";
+  r.last_seen = trimd::from_usec(1700200000000000);
   return r;
 }
 
@@ -56,6 +63,7 @@ void expect_same_record(const FsRecord& a, const FsRecord& b) {
   EXPECT_EQ(a.pass_start, b.pass_start);
   EXPECT_EQ(a.pass_bytes, b.pass_bytes);
   EXPECT_EQ(a.mount_point, b.mount_point);
+  EXPECT_EQ(a.last_seen, b.last_seen);
 }
 
 void expect_same_state(const StateMap& a, const StateMap& b) {
@@ -89,6 +97,16 @@ class StateStoreTest : public testing::Test {
     for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  // `text` as the state file loads as nothing and is moved aside; the
+  // directory is emptied for the next one.
+  void expect_corrupt(const std::string& text) {
+    SCOPED_TRACE(text);
+    write_text(root_ / "state.toml", text);
+    EXPECT_TRUE(StateStore{root_}.load().empty());
+    EXPECT_FALSE(fs::exists(root_ / "state.toml"));
+    for (const auto& f : files_in(root_)) fs::remove(root_ / f);
   }
 
   fs::path root_;
@@ -126,6 +144,23 @@ TEST_F(StateStoreTest, RoundTripsEveryFieldAndLeavesOptionalOnesAbsent) {
   EXPECT_FALSE(loaded.at("fresh").cursor.has_value());
   EXPECT_FALSE(loaded.at("fresh").pass_start.has_value());
   EXPECT_TRUE(loaded.at("finished").last_end.has_value());
+}
+
+TEST_F(StateStoreTest, RoundTripsAMountPointThatIsNotUtf8) {
+  StateMap state;
+  state["dev-/dev/loop3-/srv/caf\xe9"].mount_point = "/srv/caf\xe9";
+  StateStore store{root_};
+  store.save(state);
+  const StateMap loaded = store.load();
+  ASSERT_EQ(loaded.count("dev-/dev/loop3-/srv/caf\xe9"), 1u) << read_text(store.path());
+  EXPECT_THAT(read_text(store.path()),
+              HasSubstr("[\"bytes:6465762d2f6465762f6c6f6f70332d2f7372762f636166e9\"]"));
+}
+
+TEST_F(StateStoreTest, ABytesKeyThatIsNotHexCountsAsCorrupt) {
+  expect_corrupt("[\"bytes:6g\"]\nlast_bytes = 1\n");
+  expect_corrupt("[\"bytes:646\"]\nlast_bytes = 1\n");
+  EXPECT_THAT(log_.str(), HasSubstr("not a hex string of bytes"));
 }
 
 TEST_F(StateStoreTest, QuotesIdsThatNeedIt) {
@@ -181,11 +216,91 @@ TEST_F(StateStoreTest, FailedSaveThrowsAndLeavesThePreviousFileIntact) {
   StateStore store{root_};
   store.save({{"old", complete_record()}});
   const auto before = read_text(store.path());
-  // A directory where the temp file goes: open(2) fails even for root.
-  fs::create_directory(root_ / ".state.toml.tmp");
-  EXPECT_THROW(store.save({{"new", FsRecord{}}}), std::system_error);
+  // A file size limit makes write(2) fail with EFBIG, even for root.
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit tiny = saved;
+  tiny.rlim_cur = 16;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  EXPECT_THROW(store.save({{"new", complete_record()}}), std::system_error);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
   EXPECT_EQ(read_text(store.path()), before);
   EXPECT_EQ(store.load().count("old"), 1u);
+  EXPECT_FALSE(fs::exists(root_ / ".state.toml.tmp"));
+}
+
+TEST_F(StateStoreTest, AFifoAtTheTempNameIsReplacedNotOpened) {
+  const auto temp = root_ / ".state.toml.tmp";
+  ASSERT_EQ(::mkfifo(temp.c_str(), 0600), 0);
+  StateStore store{root_};
+  trimd::test::without_blocking_on(temp, [&] { store.save({{"fs", complete_record()}}); });
+  EXPECT_EQ(store.load().count("fs"), 1u);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(temp)));
+}
+
+TEST_F(StateStoreTest, ASymbolicLinkAtTheTempNameIsReplacedNotFollowed) {
+  write_text(root_ / "elsewhere", "keep me");
+  fs::create_symlink(root_ / "elsewhere", root_ / ".state.toml.tmp");
+  StateStore store{root_};
+  store.save({{"fs", complete_record()}});
+  EXPECT_EQ(read_text(root_ / "elsewhere"), "keep me");
+  EXPECT_EQ(store.load().count("fs"), 1u);
+  EXPECT_FALSE(fs::is_symlink(store.path()));
+}
+
+TEST_F(StateStoreTest, ADirectoryAtTheTempNameIsRemovedOrMovedAside) {
+  StateStore store{root_};
+  fs::create_directory(root_ / ".state.toml.tmp");
+  store.save({{"fs", complete_record()}});
+  EXPECT_EQ(store.load().count("fs"), 1u);
+  fs::create_directories(root_ / ".state.toml.tmp" / "inside");
+  store.save({{"fs2", complete_record()}});
+  EXPECT_EQ(store.load().count("fs2"), 1u);
+  const auto files = files_in(root_);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_THAT(files[0].string(), testing::MatchesRegex("\\.state\\.toml\\.tmp\\.stray-[0-9]+"));
+  EXPECT_TRUE(fs::is_directory(root_ / files[0] / "inside"));
+}
+
+TEST_F(StateStoreTest, AFifoAsTheStateFileIsMovedAsideNotReadFrom) {
+  const auto file = root_ / "state.toml";
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  trimd::test::without_blocking_on(file, [&] { EXPECT_TRUE(StateStore{root_}.load().empty()); });
+  EXPECT_FALSE(fs::exists(fs::symlink_status(file)));
+  EXPECT_THAT(log_.str(), HasSubstr("is a FIFO, not a regular file"));
+}
+
+TEST_F(StateStoreTest, AStateFileOverTheCapIsCorruptAndMovedAside) {
+  std::string big;
+  while (big.size() <= trimd::kMaxPolicyFileBytes)
+    big += "[\"uuid-" + std::to_string(big.size()) + "\"]\nlast_bytes = 1\n";
+  write_text(root_ / "state.toml", big);
+  EXPECT_TRUE(StateStore{root_}.load().empty());
+  EXPECT_FALSE(fs::exists(root_ / "state.toml"));
+  EXPECT_THAT(log_.str(), HasSubstr("is larger than 4 MiB"));
+}
+
+TEST_F(StateStoreTest, TimesOutsideTheClocksRangeCountAsCorrupt) {
+  for (const std::string text :
+       {"[fs]\nlast_end_usec = 9223372036854775807\n", "[fs]\nlast_start_usec = -1\n",
+        "[fs]\npass_start_usec = -9223372036854775808\n",
+        "[fs]\nlast_end_usec = 7258118400000001\n"})
+    expect_corrupt(text);
+  EXPECT_THAT(log_.str(), HasSubstr("expected a time between 1970 and 2200"));
+}
+
+TEST_F(StateStoreTest, KeepsTheLatestAcceptedTime) {
+  write_text(root_ / "state.toml", "[fs]\nlast_end_usec = 7258118400000000\n");
+  EXPECT_EQ(StateStore{root_}.load().at("fs").last_end, trimd::from_usec(trimd::kLatestStoredUsec));
+}
+
+TEST_F(StateStoreTest, ALoadThatMayNotChangeAnythingLeavesACorruptFileInPlace) {
+  write_text(root_ / "state.toml", "garbage = = 1\n");
+  EXPECT_TRUE(StateStore{root_}.load(StateStore::OnCorrupt::Leave).empty());
+  EXPECT_EQ(read_text(root_ / "state.toml"), "garbage = = 1\n");
+  EXPECT_EQ(files_in(root_).size(), 1u);
 }
 
 TEST_F(StateStoreTest, SaveIntoAPathThatIsARegularFileThrows) {
@@ -211,13 +326,8 @@ TEST_F(StateStoreTest, CorruptFileIsMovedAsideLoggedAndLoadsAsEmpty) {
 
 TEST_F(StateStoreTest, ValuesOfTheWrongTypeCountAsCorrupt) {
   for (const std::string text : {"[fs]\nlast_bytes = \"many\"\n", "[fs]\ncursor = -1\n",
-                                 "[fs]\nlast_start_usec = 1.5\n", "[fs]\nmount_point = 7\n", "fs = 3\n"}) {
-    SCOPED_TRACE(text);
-    write_text(root_ / "state.toml", text);
-    EXPECT_TRUE(StateStore{root_}.load().empty());
-    EXPECT_FALSE(fs::exists(root_ / "state.toml"));
-    for (const auto& f : files_in(root_)) fs::remove(root_ / f);
-  }
+                                 "[fs]\nlast_start_usec = 1.5\n", "[fs]\nmount_point = 7\n", "fs = 3\n"})
+    expect_corrupt(text);
   EXPECT_THAT(log_.str(), HasSubstr("last_bytes: expected an integer"));
 }
 
@@ -226,6 +336,23 @@ TEST_F(StateStoreTest, UnreadableFileIsMovedAsideAndLoadsAsEmpty) {
   EXPECT_TRUE(StateStore{root_}.load().empty());
   EXPECT_FALSE(fs::exists(root_ / "state.toml"));
   EXPECT_THAT(log_.str(), HasSubstr("Is a directory"));
+}
+
+TEST(PruneUnseen, DropsRecordsNotSeenWithinTheHorizonAndKeepsTheRest) {
+  using namespace std::chrono_literals;
+  const auto now = trimd::from_usec(1800000000000000);
+  StateMap state;
+  state["recent"].last_seen = now - 24h;
+  state["gone"].last_seen = now - trimd::kForgetUnseenAfter - 1s;
+  state["old-file-recent-pass"].last_end = now - 24h;
+  state["old-file-old-pass"].last_end = now - 400 * 24h;
+  state["never-trimmed-no-sighting"] = FsRecord{};
+  EXPECT_EQ(trimd::prune_unseen(state, now), 2u);
+  EXPECT_EQ(state.count("recent"), 1u);
+  EXPECT_EQ(state.count("old-file-recent-pass"), 1u);
+  EXPECT_EQ(state.count("never-trimmed-no-sighting"), 1u);
+  EXPECT_EQ(state.count("gone"), 0u);
+  EXPECT_EQ(state.count("old-file-old-pass"), 0u);
 }
 
 TEST_F(StateStoreTest, IgnoresKeysItDoesNotKnow) {

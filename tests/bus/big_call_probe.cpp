@@ -1,0 +1,94 @@
+// A hostile caller and a bystander, as one program (run as any uid):
+//   big_call_probe <bus address> <path bytes>
+// sends Manager.Pause with one path "/a/a/..." of <path bytes> bytes (more
+// than a command line argument may hold, hence not busctl), and for as long
+// as that call is out (and a little longer), calls Properties.GetAll on a
+// second connection again and again. Prints one line: "pause_ms=<n>
+// pause_error=<error name or none> getall_ms=<slowest GetAll> getalls=<n>".
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sdbus-c++/sdbus-c++.h>
+
+namespace {
+
+using Ms = std::chrono::milliseconds;
+constexpr const char* kName = "org.trimd.trimd1";
+constexpr const char* kPath = "/org/trimd/trimd1";
+constexpr const char* kManager = "org.trimd.trimd1.Manager";
+
+long since(std::chrono::steady_clock::time_point start) {
+  return static_cast<long>(
+      std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - start).count());
+}
+
+std::string a_path_of(std::size_t bytes) {
+  std::string path;
+  path.reserve(bytes + 2);
+  while (path.size() < bytes) path += "/a";
+  path.resize(bytes);
+  return path;
+}
+
+// The error name of Pause(path), or "none".
+std::string pause(const std::string& address, const std::string& path) {
+  auto connection = sdbus::createSessionBusConnectionWithAddress(address);
+  auto proxy = sdbus::createProxy(*connection, kName, kPath);
+  try {
+    proxy->callMethod("Pause")
+        .onInterface(kManager)
+        .withTimeout(std::chrono::seconds{60})
+        .withArguments(std::vector<std::string>{path});
+  } catch (const sdbus::Error& e) {
+    return e.getName();
+  }
+  return "none";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s ADDRESS PATH_BYTES\n", argv[0]);
+    return 2;
+  }
+  const std::string address = argv[1];
+  const std::string path = a_path_of(std::stoul(argv[2]));
+  auto bystander = sdbus::createSessionBusConnectionWithAddress(address);
+  auto properties = sdbus::createProxy(*bystander, kName, kPath);
+
+  const auto pause_start = std::chrono::steady_clock::now();
+  std::atomic<long> pause_ms{-1};
+  auto error = std::async(std::launch::async, [&] {
+    auto name = pause(address, path);
+    pause_ms = since(pause_start);
+    return name;
+  });
+  long slowest = 0;
+  int getalls = 0;
+  std::map<std::string, sdbus::Variant> values;
+  // At least a second's worth, so that some GetAll meets the big call in trimd.
+  while (pause_ms < 0 || getalls < 20) {
+    const auto start = std::chrono::steady_clock::now();
+    values.clear();
+    properties->callMethod("GetAll")
+        .onInterface("org.freedesktop.DBus.Properties")
+        .withTimeout(std::chrono::seconds{120})
+        .withArguments(std::string(kManager))
+        .storeResultsTo(values);
+    slowest = std::max(slowest, since(start));
+    ++getalls;
+    std::this_thread::sleep_for(Ms{50});
+  }
+  const std::string name = error.get();
+  std::printf("pause_ms=%ld pause_error=%s getall_ms=%ld getalls=%d\n", pause_ms.load(),
+              name.c_str(), slowest, getalls);
+  return values.count("State") == 1 ? 0 : 1;
+}
