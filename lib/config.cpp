@@ -62,6 +62,7 @@ constexpr DurationRange kPolicyRange{0s, kMaxPolicyDuration, "0", "10 years"};
 constexpr DurationRange kIntervalRange{1min, kMaxPolicyDuration, "1min", "10 years"};
 constexpr DurationRange kSampleRange{100ms, 1h, "100ms", "1h"};
 constexpr DurationRange kIdleWindowRange{0s, 24h, "0", "1d"};
+constexpr DurationRange kPreemptRange{0s, 1s, "0", "1s"};
 // Between and within chunks: a pass must not stall for days.
 constexpr DurationRange kChunkRange{0s, 1h, "0", "1h"};
 
@@ -177,7 +178,7 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
     if (key == "sample_interval") {
       config.sample_interval = r.duration(name, value, kSampleRange);
     } else if (key == "preempt_interval") {
-      config.preempt_interval = r.duration(name, value, kChunkRange);
+      config.preempt_interval = r.duration(name, value, kPreemptRange);
     } else if (key == "window") {
       config.idle.idle_window = r.duration(name, value, kIdleWindowRange);
     } else if (key == "max_iops") {

@@ -52,7 +52,9 @@ const char* to_string(PreemptReason reason) {
 }
 
 std::uint64_t unattributed_read_allowance(const std::string& fs_type) {
-  return fs_type == "btrfs" ? 256 * 1024 : 0;
+  if (fs_type == "btrfs") return 256 * 1024;
+  if (fs_type == "ext4") return 128 * 1024;
+  return 0;
 }
 
 PreemptionWatch::PreemptionWatch(const std::vector<std::string>& disks,

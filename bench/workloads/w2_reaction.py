@@ -53,7 +53,7 @@ def run(bench, template, samples):
                               bench.state_dir("w2-reaction"), log_path) as proc:
                 deadline = time.time() + 60 + samples * (bench.p.idle_window_s + 20)
                 while len(out["samples_ms"]) < samples and time.time() < deadline:
-                    sample = _sample(proc.pid, mnt, log_path, len(out["samples_ms"]))
+                    sample = _sample(proc.pid, mnt, log_path)
                     if sample is None:
                         out["missed"] += 1
                     elif sample == "done":
@@ -67,23 +67,31 @@ def run(bench, template, samples):
     return out
 
 
-def _sample(pid, mnt, log_path, seen):
-    """One write into one chunk: ms from the write to the runner's exit."""
-    runner = None
-    guard.wait_until(lambda: _runner_of(pid) or trimd.pass_ended(log_path), 120,
-                     interval=0.005, what="a FITRIM runner")
+def _poll(predicate, timeout, interval):
+    """Like guard.wait_until, but False on timeout instead of raising."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
+def _sample(pid, mnt, log_path):
+    """One write into one chunk: ms from the write to the runner's exit, None
+    when the chunk ended on its own first, "done" when the pass is over."""
+    _poll(lambda: _runner_of(pid) or trimd.pass_ended(log_path), 120, 0.005)
     runner = _runner_of(pid)
     if runner is None:
         return "done"
     time.sleep(random.uniform(0.0, 0.05))  # somewhere inside the chunk
     if not _alive(runner):
         return None
+    seen = len(trimd.preemptions(log_path))
     issued = time.time()
     _one_write(os.path.join(mnt, "reaction-probe"))
     guard.wait_until(lambda: not _alive(runner), 30, interval=0.002, what="the runner to exit")
-    guard.wait_until(lambda: len(trimd.preemptions(log_path)) > seen or not _alive(pid), 5,
-                     interval=0.01, what="trimd's preemption record")
-    records = trimd.preemptions(log_path)
-    if len(records) <= seen:
+    if not _poll(lambda: len(trimd.preemptions(log_path)) > seen, 2, 0.01):
         return None  # the chunk finished on its own
-    return max(0.0, records[seen]["exited_at_us"] / 1e6 - issued) * 1000.0
+    record = trimd.preemptions(log_path)[seen]
+    return max(0.0, record["exited_at_us"] / 1e6 - issued) * 1000.0

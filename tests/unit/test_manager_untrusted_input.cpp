@@ -21,7 +21,7 @@ TEST_F(ManagerTest, AnEnormousOverdueGraceNeverMakesABusyFilesystemOverdue) {
   m->update_filesystems({fs}, now);
   busy.insert("loop0");
   pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty()) << "busy disks and not overdue: no gentle pass";
+  EXPECT_TRUE(m->take_jobs(now, mono).empty()) << "busy disks and not overdue: no gentle pass";
   EXPECT_FALSE(m->status(fs.id, now)->gentle);
 }
 
@@ -35,7 +35,7 @@ TEST_F(ManagerTest, AnEnormousFirstDelayPutsTheFirstPassInTheFutureNotThePast) {
   ASSERT_TRUE(status->next_trim);
   EXPECT_GT(*status->next_trim, now + std::chrono::hours{24 * 365});
   pass_time(*m, 10);
-  EXPECT_TRUE(m->take_jobs(now).empty());
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
 }
 
 TEST_F(ManagerTest, ASavedCursorBeyondTheFilesystemStartsThePassOverFromZero) {
@@ -51,7 +51,7 @@ TEST_F(ManagerTest, ASavedCursorBeyondTheFilesystemStartsThePassOverFromZero) {
   auto jobs = track_and_start(*m, fs);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].range.start, 0u);
-  m->chunk_finished(jobs[0], ok(jobs[0]), now);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   EXPECT_EQ(run_to_completion(*m), 3);
   EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
 }
