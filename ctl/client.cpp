@@ -118,6 +118,11 @@ void apply_properties(ManagerInfo& manager, const PropertyMap& properties) {
   take(properties, "Version", manager.version);
   take(properties, "State", manager.state);
   take(properties, "BytesTrimmedTotal", manager.bytes_trimmed_total);
+  manager.lifetime.bytes_trimmed_total = manager.bytes_trimmed_total;
+  take(properties, "PassesTotal", manager.lifetime.passes_total);
+  take(properties, "PreemptionsTotal", manager.lifetime.preemptions_total);
+  take(properties, "PausesTotal", manager.lifetime.pauses_total);
+  take(properties, "FailuresTotal", manager.lifetime.failures_total);
 }
 
 void apply_properties(FilesystemInfo& fs, const PropertyMap& properties) {
@@ -140,6 +145,13 @@ void apply_properties(FilesystemInfo& fs, const PropertyMap& properties) {
   take(properties, "Takeover", fs.takeover);
   take(properties, "TakeoverReason", fs.takeover_reason);
   take(properties, "TakenOverSince", fs.taken_over_since);
+  take(properties, "LastTrimDuration", fs.last_trim_duration);
+  take(properties, "LastWaitDuration", fs.last_wait_duration);
+  take(properties, "BytesTrimmedTotal", fs.lifetime.bytes_trimmed_total);
+  take(properties, "PassesTotal", fs.lifetime.passes_total);
+  take(properties, "PreemptionsTotal", fs.lifetime.preemptions_total);
+  take(properties, "PausesTotal", fs.lifetime.pauses_total);
+  take(properties, "FailuresTotal", fs.lifetime.failures_total);
 }
 
 namespace {
@@ -272,7 +284,11 @@ void Client::allow_time_to_authenticate() {
 ManagerInfo Client::manager() {
   return impl_->call([&] {
     auto& manager = *impl_->manager;
-    return ManagerInfo{manager.Version(), manager.State(), manager.BytesTrimmedTotal()};
+    ManagerInfo info{manager.Version(), manager.State(), manager.BytesTrimmedTotal(), {}};
+    info.lifetime = LifetimeInfo{info.bytes_trimmed_total, manager.PassesTotal(),
+                                 manager.PreemptionsTotal(), manager.PausesTotal(),
+                                 manager.FailuresTotal()};
+    return info;
   });
 }
 
@@ -319,6 +335,15 @@ void Client::take_over(const std::vector<std::string>& mount_points) {
 
 void Client::hand_back(const std::vector<std::string>& mount_points) {
   impl_->call([&] { impl_->manager->HandBack(mount_points); });
+}
+
+std::vector<PassInfo> Client::history(const std::string& mount_point) {
+  const auto entries = impl_->call([&] { return impl_->manager->GetHistory(mount_point); });
+  std::vector<PassInfo> out;
+  for (const auto& e : entries)
+    out.push_back(PassInfo{e.get<0>(), e.get<1>(), e.get<2>(), e.get<3>(), e.get<4>(),
+                           e.get<5>(), e.get<6>(), e.get<7>()});
+  return out;
 }
 
 void Client::subscribe(EventSink& sink) {

@@ -18,10 +18,32 @@ namespace trimctl {
 using PropertyValue = std::variant<bool, uint64_t, double, std::string, std::vector<std::string>>;
 using PropertyMap = std::map<std::string, PropertyValue>;
 
+// Lifetime figures, across trimd's restarts.
+struct LifetimeInfo {
+  uint64_t bytes_trimmed_total = 0;
+  uint64_t passes_total = 0;
+  uint64_t preemptions_total = 0;
+  uint64_t pauses_total = 0;
+  uint64_t failures_total = 0;
+};
+
 struct ManagerInfo {
   std::string version;
   std::string state;
   uint64_t bytes_trimmed_total = 0;
+  LifetimeInfo lifetime;  // its bytes_trimmed_total is the one above
+};
+
+// One remembered pass (Manager.GetHistory); times and durations in usec.
+struct PassInfo {
+  std::string mount_point;
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t trim_usec = 0;
+  uint64_t wait_usec = 0;
+  uint64_t bytes = 0;
+  std::string result;
+  uint32_t preemptions = 0;
 };
 
 // One org.trimd.trimd1.Filesystem object; timestamps in usec, 0 = never.
@@ -46,6 +68,9 @@ struct FilesystemInfo {
   std::string takeover;         // "none", "inline", "ignored", "taken-over", "not-possible", "failed"
   std::string takeover_reason;
   uint64_t taken_over_since = 0;
+  uint64_t last_trim_duration = 0;  // the last pass's wall time less its waits
+  uint64_t last_wait_duration = 0;
+  LifetimeInfo lifetime;
 };
 
 // Copies the properties it knows into the struct; others are ignored, so
@@ -115,6 +140,8 @@ class Client {
   void notify_freed(const std::string& mount_point, uint64_t bytes);
   void take_over(const std::vector<std::string>& mount_points);
   void hand_back(const std::vector<std::string>& mount_points);
+  // Oldest first; every remembered filesystem's for an empty mount point.
+  std::vector<PassInfo> history(const std::string& mount_point);
 
   // From now on, trimd's signals and property changes go to `sink`; the
   // bus has the match rules when this returns, so nothing sent after it

@@ -26,7 +26,7 @@ struct Command {
 
 constexpr std::size_t kAny = std::numeric_limits<std::size_t>::max();
 
-constexpr std::array<Command, 10> kCommands{{
+constexpr std::array<Command, 11> kCommands{{
     {"status", "[MOUNT...]", 0, kAny, status_command, nullptr, false},
     {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr, true},
     {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr, true},
@@ -37,6 +37,7 @@ constexpr std::array<Command, 10> kCommands{{
     {"monitor", "", 0, 0, monitor_command, nullptr, false},
     {"takeover", "MOUNT...", 1, kAny, takeover_command, nullptr, true},
     {"release", "MOUNT...", 1, kAny, release_command, nullptr, true},
+    {"history", "[MOUNT]", 0, 1, history_command, nullptr, false},
 }};
 
 void print_help() {
@@ -58,13 +59,14 @@ void print_help() {
       "  monitor                      Print trimd's events as they happen, until interrupted\n"
       "  takeover MOUNT...            Remount MOUNT without inline 'discard'; trimd trims it instead\n"
       "  release MOUNT...             Give MOUNT its 'discard' back (undo takeover)\n"
+      "  history [MOUNT]              Show the last passes trimd remembers (10 per filesystem)\n"
       "\n"
       "Options:\n"
       "      --address ADDRESS        D-Bus address of the bus trimd is on\n"
       "                               (default: $TRIMCTL_BUS_ADDRESS, $DBUS_SYSTEM_BUS_ADDRESS,\n"
       "                               else the system bus)\n"
-      "      --json[=MODE]            Machine-readable output (status, trim --wait, monitor):\n"
-      "                               short (the default), pretty or off\n"
+      "      --json[=MODE]            Machine-readable output (status, history, trim --wait,\n"
+      "                               monitor): short (the default), pretty or off\n"
       "      --no-legend              Print the table rows only: no header, summary or notes\n"
       "  -l, --full                   Do not shorten cells to fit the terminal\n"
       "  -q, --quiet                  Print nothing; the exit status tells\n"

@@ -32,11 +32,35 @@ std::string json_for(const std::string& compact, JsonMode mode) {
   return mode == JsonMode::Pretty ? json_pretty(compact) : compact;
 }
 
+namespace {
+
+JsonObject lifetime_json(const LifetimeInfo& life, bool with_bytes) {
+  JsonObject object;
+  if (with_bytes) object.number("bytes_trimmed_total", life.bytes_trimmed_total);
+  return object.number("passes_total", life.passes_total)
+      .number("preemptions_total", life.preemptions_total)
+      .number("pauses_total", life.pauses_total)
+      .number("failures_total", life.failures_total);
+}
+
+}  // namespace
+
+std::string lifetime_text(const LifetimeInfo& life) {
+  std::string text = trimd::format_size(life.bytes_trimmed_total) + " trimmed in " +
+                     std::to_string(life.passes_total) +
+                     (life.passes_total == 1 ? " pass" : " passes");
+  text += ", " + std::to_string(life.failures_total) + " failed; " +
+          std::to_string(life.preemptions_total) + " chunks preempted, " +
+          std::to_string(life.pauses_total) + " pauses for foreground I/O";
+  return text;
+}
+
 std::string manager_json(const ManagerInfo& manager) {
   return JsonObject()
       .string("version", manager.version)
       .string("state", manager.state)
       .number("bytes_trimmed_total", manager.bytes_trimmed_total)
+      .append(lifetime_json(manager.lifetime, false))
       .str();
 }
 
@@ -62,6 +86,9 @@ std::string filesystem_json(const FilesystemInfo& fs) {
       .string("takeover", fs.takeover)
       .string("takeover_reason", fs.takeover_reason)
       .number("taken_over_since_usec", fs.taken_over_since)
+      .number("last_trim_usec", fs.last_trim_duration)
+      .number("last_wait_usec", fs.last_wait_duration)
+      .append(lifetime_json(fs.lifetime, true))
       .str();
 }
 
@@ -111,9 +138,13 @@ bool pass_under_way(const FilesystemInfo& fs) {
   return fs.state == "trimming" || (held && fs.progress > 0 && fs.progress < 1);
 }
 
-std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec) {
-  return (result.empty() ? std::string("finished") : result) + ", " + trimd::format_size(bytes) +
-         " trimmed in " + format_duration(usec);
+std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec,
+                             uint64_t wait_usec) {
+  wait_usec = std::min(wait_usec, usec);
+  std::string text = (result.empty() ? std::string("finished") : result) + ", " +
+                     trimd::format_size(bytes) + " trimmed in " + format_duration(usec - wait_usec);
+  if (wait_usec > 0) text += " (waited " + format_duration(wait_usec) + ")";
+  return text;
 }
 
 bool warn_about_inline_discard(const FilesystemInfo& fs) {

@@ -28,8 +28,12 @@ std::string properties_text(const PropertyMap& properties);
 // begun and is held (paused, or waiting for idle disks again).
 bool pass_under_way(const FilesystemInfo& filesystem);
 
-// "success, 1.2 GiB trimmed in 12.3s"
-std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec);
+// "success, 1.2 GiB trimmed in 4.1s (waited 52s)": `usec` is the pass's
+// wall time, `wait_usec` the part of it spent waiting.
+std::string trim_result_text(const std::string& result, uint64_t bytes, uint64_t usec,
+                             uint64_t wait_usec = 0);
+// "7 GiB trimmed in 12 passes, 1 failed; 5 chunks preempted, 3 pauses for foreground I/O"
+std::string lifetime_text(const LifetimeInfo& life);
 
 // Whether to advise against the filesystem's online discard: synchronous
 // only (btrfs discard=async is batched in the background already).

@@ -80,8 +80,12 @@ struct Note {
 
 // What a person should know beyond the table: why a filesystem waits, and
 // mounts that pay for inline discard.
-std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems) {
+std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems, bool named) {
   std::vector<Note> notes;
+  // Named filesystems: what trimd did to each over its lifetime.
+  if (named)
+    for (const auto& fs : filesystems)
+      notes.push_back({fs.mount_point + ": " + lifetime_text(fs.lifetime)});
   for (const auto& fs : filesystems)
     if (!fs.state_reason.empty()) notes.push_back({fs.mount_point + ": " + fs.state + ": " + fs.state_reason});
   for (const auto& fs : filesystems)
@@ -109,9 +113,13 @@ std::string render_notes(const std::vector<Note>& notes, const TableStyle& style
 void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemInfo>& filesystems,
                        const Options& options) {
   const bool legend = options.legend;
+  const TableStyle style{options.terminal.columns, options.full, legend, options.terminal.colors};
+  // Lifetime figures span restarts; wrapped to the table's width.
   if (legend)
-    std::printf("trimd %s: %s, %s trimmed since it started\n", manager.version.c_str(),
-                manager.state.c_str(), trimd::format_size(manager.bytes_trimmed_total).c_str());
+    std::printf("%s", render_notes({{"trimd " + manager.version + ": " + manager.state + "; " +
+                                     lifetime_text(manager.lifetime)}},
+                                   style)
+                          .c_str());
   if (filesystems.empty()) {
     if (legend) std::printf("\nNo filesystems tracked.\n");
     return;
@@ -119,10 +127,9 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
   const uint64_t now = realtime_now_usec();
   std::vector<std::vector<Cell>> rows;
   for (const auto& fs : filesystems) rows.push_back(status_row(fs, now));
-  const TableStyle style{options.terminal.columns, options.full, legend, options.terminal.colors};
   std::printf("%s%s", legend ? "\n" : "", render_table(status_columns(), rows, style).c_str());
   // The notes are legend too: with --no-legend a script gets the rows only.
-  const std::string notes = legend ? render_notes(status_notes(filesystems), style) : "";
+  const std::string notes = legend ? render_notes(status_notes(filesystems, !options.arguments.empty()), style) : "";
   if (!notes.empty()) std::printf("\n%s", notes.c_str());
 }
 

@@ -70,6 +70,8 @@ class TrimWatcher final : public EventSink {
     target->result = result;
     target->bytes = bytes;
     target->usec = usec;
+    // trimd sets LastWaitDuration before it sends TrimFinished.
+    target->wait_usec = target->filesystem.last_wait_duration;
     view_.show(order_, *target);
   }
 
@@ -137,6 +139,7 @@ void print_results_json(const std::vector<const TrimTarget*>& targets, JsonMode 
                           .string("result", target->result)
                           .number("bytes_trimmed", target->bytes)
                           .number("usec", target->usec)
+                          .number("wait_usec", target->wait_usec)
                           .str());
   const std::string document = JsonObject().raw("results", json_array(results)).str();
   std::printf("%s\n", json_for(document, mode).c_str());

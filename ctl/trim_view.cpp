@@ -171,7 +171,7 @@ std::unique_ptr<TrimView> make_lines_view(LinePrinter print, SteadyNow now) {
 
 std::string result_line(const TrimTarget& target) {
   return target.filesystem.mount_point + ": " +
-         trim_result_text(target.result, target.bytes, target.usec);
+         trim_result_text(target.result, target.bytes, target.usec, target.wait_usec);
 }
 
 }  // namespace trimctl

@@ -22,7 +22,8 @@ struct TrimTarget {
   bool finished = false;
   std::string result;
   uint64_t bytes = 0;
-  uint64_t usec = 0;
+  uint64_t usec = 0;       // wall time
+  uint64_t wait_usec = 0;  // of which waiting (LastWaitDuration, set before TrimFinished)
 };
 
 class TrimView {

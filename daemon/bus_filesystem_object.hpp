@@ -57,6 +57,13 @@ class FilesystemObject final : public FilesystemAdaptor {
   std::string LastResult() override { return bus_string(status_.last_result); }
   uint64_t LastBytesTrimmed() override { return status_.last_bytes_trimmed; }
   uint64_t NextTrim() override;
+  uint64_t LastTrimDuration() override { return duration_usec(status_.last_trimming); }
+  uint64_t LastWaitDuration() override { return duration_usec(status_.last_waited); }
+  uint64_t BytesTrimmedTotal() override { return status_.lifetime.bytes; }
+  uint64_t PassesTotal() override { return status_.lifetime.passes; }
+  uint64_t PreemptionsTotal() override { return status_.lifetime.preemptions; }
+  uint64_t PausesTotal() override { return status_.lifetime.pauses; }
+  uint64_t FailuresTotal() override { return status_.lifetime.failures; }
   bool InlineDiscard() override { return status_.inline_discard; }
   std::string DiscardMode() override { return to_string(status_.discard_mode); }
   std::string Takeover() override { return to_string(status_.takeover.status); }

@@ -1,6 +1,10 @@
 #include "bus_manager_object.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "build_config.hpp"
+#include "bus_errors.hpp"
 #include "bus_names.hpp"
 #include "daemon.hpp"
 
@@ -9,7 +13,7 @@ namespace trimd::bus {
 ManagerObject::ManagerObject(sdbus::IConnection& connection, Commands& commands)
     : ManagerAdaptor(connection, kManagerPath), commands_(commands),
       announced_state_(commands.manager().state()),
-      announced_total_(commands.manager().bytes_trimmed_total()) {
+      announced_totals_(commands.manager().lifetime_totals()) {
   registerAdaptor();
 }
 
@@ -22,10 +26,16 @@ void ManagerObject::announce_changes() {
     announced_state_ = manager.state();
     names.emplace_back("State");
   }
-  if (manager.bytes_trimmed_total() != announced_total_) {
-    announced_total_ = manager.bytes_trimmed_total();
-    names.emplace_back("BytesTrimmedTotal");
-  }
+  const Lifetime& totals = manager.lifetime_totals();
+  auto check = [&names](bool differs, const char* name) {
+    if (differs) names.emplace_back(name);
+  };
+  check(totals.bytes != announced_totals_.bytes, "BytesTrimmedTotal");
+  check(totals.passes != announced_totals_.passes, "PassesTotal");
+  check(totals.preemptions != announced_totals_.preemptions, "PreemptionsTotal");
+  check(totals.pauses != announced_totals_.pauses, "PausesTotal");
+  check(totals.failures != announced_totals_.failures, "FailuresTotal");
+  announced_totals_ = totals;
   if (!names.empty()) emitPropertiesChangedSignal(kManagerInterface, names);
 }
 
@@ -87,6 +97,26 @@ void ManagerObject::HandBack(sdbus::Result<>&& result, std::vector<std::string> 
                                 [this](Manager&, const auto& ids, TimePoint) {
                                   commands_.control().hand_back(ids);
                                 });
+}
+
+// Read-only: no authorization; a relative or unknown path is an error.
+std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                          std::string, uint32_t>>
+ManagerObject::GetHistory(const std::string& mount_point) {
+  if (!mount_point.empty() && mount_point.front() != '/')
+    throw make_error(ErrorKind::InvalidArgument, "not an absolute path: " + mount_point);
+  std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            std::string, uint32_t>>
+      out;
+  try {
+    for (const auto& [where, e] : commands_.manager().history(mount_point))
+      out.emplace_back(where, timestamp_usec(e.start), timestamp_usec(e.end),
+                       duration_usec(e.trimming), duration_usec(e.waited), e.bytes, e.result,
+                       static_cast<uint32_t>(std::min<std::uint64_t>(e.preemptions, UINT32_MAX)));
+  } catch (const ManagerError& e) {
+    throw to_bus_error(e);
+  }
+  return out;
 }
 
 std::string ManagerObject::Version() { return TRIMD_VERSION; }

@@ -22,7 +22,7 @@ class ManagerObject final : public ManagerAdaptor {
   ManagerObject(sdbus::IConnection& connection, Commands& commands);
   ~ManagerObject();
 
-  // PropertiesChanged for State and BytesTrimmedTotal, whichever moved.
+  // PropertiesChanged for State and the lifetime totals, whichever moved.
   void announce_changes();
 
  private:
@@ -41,10 +41,17 @@ class ManagerObject final : public ManagerAdaptor {
   std::string Version() override;
   std::string State() override;
   uint64_t BytesTrimmedTotal() override;
+  uint64_t PassesTotal() override { return commands_.manager().lifetime_totals().passes; }
+  uint64_t PreemptionsTotal() override { return commands_.manager().lifetime_totals().preemptions; }
+  uint64_t PausesTotal() override { return commands_.manager().lifetime_totals().pauses; }
+  uint64_t FailuresTotal() override { return commands_.manager().lifetime_totals().failures; }
+  std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            std::string, uint32_t>>
+  GetHistory(const std::string& mount_point) override;
 
   Commands& commands_;
   std::string announced_state_;
-  std::uint64_t announced_total_ = 0;
+  Lifetime announced_totals_;
 };
 
 }  // namespace trimd::bus

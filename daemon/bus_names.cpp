@@ -97,4 +97,8 @@ std::uint64_t timestamp_usec(const std::optional<TimePoint>& t) {
   return usec > 0 ? static_cast<std::uint64_t>(usec) : 0;
 }
 
+std::uint64_t duration_usec(Duration d) {
+  return d.count() > 0 ? static_cast<std::uint64_t>(d.count()) : 0;
+}
+
 }  // namespace trimd::bus

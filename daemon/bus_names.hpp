@@ -38,5 +38,7 @@ std::string filesystem_object_path(std::string_view id);
 
 // Bus timestamps are microseconds since the epoch, 0 = never.
 std::uint64_t timestamp_usec(const std::optional<TimePoint>& t);
+// Bus durations are microseconds, never negative.
+std::uint64_t duration_usec(Duration d);
 
 }  // namespace trimd::bus

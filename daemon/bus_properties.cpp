@@ -31,6 +31,13 @@ std::vector<std::string> changed_properties(const FsStatus& before, const FsStat
   check(before.takeover.reason != after.takeover.reason, "TakeoverReason");
   check(timestamp_usec(before.takeover.since) != timestamp_usec(after.takeover.since),
         "TakenOverSince");
+  check(before.last_trimming != after.last_trimming, "LastTrimDuration");
+  check(before.last_waited != after.last_waited, "LastWaitDuration");
+  check(before.lifetime.bytes != after.lifetime.bytes, "BytesTrimmedTotal");
+  check(before.lifetime.passes != after.lifetime.passes, "PassesTotal");
+  check(before.lifetime.preemptions != after.lifetime.preemptions, "PreemptionsTotal");
+  check(before.lifetime.pauses != after.lifetime.pauses, "PausesTotal");
+  check(before.lifetime.failures != after.lifetime.failures, "FailuresTotal");
   return names;
 }
 

@@ -68,11 +68,11 @@ DbusService::DbusService(EventLoop& loop, Manager& manager, DaemonControl& contr
                          "trimd running? Refusing to trim the same disks twice");
     throw;
   }
-  manager_.set_listener(this);
+  manager_.add_listener(this);
   spdlog::info("serving {} on the bus as {}", bus::kBusName, connection_.get().getUniqueName());
 }
 
-DbusService::~DbusService() { manager_.set_listener(nullptr); }
+DbusService::~DbusService() { manager_.remove_listener(this); }
 
 template <typename F>
 void DbusService::guarded(const char* what, F&& emit) {

@@ -31,6 +31,8 @@ Duration runner_interval(const Config& config) {
 }
 // Progress is persisted at most this often while a pass runs.
 constexpr Duration kSaveInterval = std::chrono::seconds{2};
+// The metrics file is rewritten at most this often while figures move.
+constexpr Duration kMetricsInterval = std::chrono::seconds{5};
 // udev events come in bursts; rescan once after the burst.
 constexpr Duration kRescanDelay = std::chrono::milliseconds{200};
 
@@ -81,6 +83,7 @@ void Daemon::reload() {
   manager_->set_config(std::move(fresh), now());
   takeover_->policy_changed();
   rescan_timer_->arm_in(kRescanDelay);
+  follow_metrics_config();
   sample_timer_->arm_every(config_.sample_interval);
   runner_->set_preempt_interval(runner_interval(config_));
   spdlog::set_level(spdlog::level::from_str(options_.log_level.value_or(config_.log_level)));
@@ -144,6 +147,7 @@ void Daemon::pump() {
     }
   }
   save_state(false);
+  if (metrics_) metrics_->flush(*manager_, t);
   update_status_line();
   if (options_.once && !manager_->passes_active() && runner_->running() == 0) {
     loop_.quit();
@@ -168,6 +172,18 @@ void Daemon::save_state(bool force) {
                 "cannot save state to {}: {} (next try in {})", store_.path().string(), e.what(),
                 format_duration(save_backoff_.current_delay()));
   }
+}
+
+void Daemon::follow_metrics_config() {
+  const std::string& path = config_.metrics_textfile;
+  if (metrics_ && metrics_->file() == path) return;
+  if (metrics_) manager_->remove_listener(metrics_.get());
+  metrics_.reset();
+  if (path.empty()) return;
+  metrics_ = std::make_unique<MetricsExporter>(path, kMetricsInterval);
+  manager_->add_listener(metrics_.get());
+  metrics_->flush(*manager_, now(), true);
+  spdlog::info("metrics for node_exporter's textfile collector in {}", path);
 }
 
 void Daemon::update_status_line() {
@@ -216,6 +232,7 @@ void Daemon::shut_down() {
     spdlog::warn("a FITRIM runner did not exit in time; its chunk will be redone after restart");
   if (!options_.once) hand_back_on_stop();
   save_state(true);
+  if (metrics_) metrics_->flush(*manager_, now(), true);
   loop_.quit();
 }
 
@@ -242,6 +259,7 @@ int Daemon::run() {
   manager_->update_filesystems(found, now());
   reconcile_takeovers(found);
   if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
+  follow_metrics_config();
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);
   const auto watchdog = start_watchdog(loop_);  // keep-alives while the loop runs
@@ -254,6 +272,7 @@ int Daemon::run() {
   loop_.run();
   if (!stopping_) save_state(true);
   bus_.reset();
+  if (metrics_) manager_->remove_listener(metrics_.get());
   return options_.once ? once_exit_code() : 0;
 }
 

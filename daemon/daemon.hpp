@@ -10,6 +10,7 @@
 #include "config.hpp"
 #include "event_loop.hpp"
 #include "manager.hpp"
+#include "metrics.hpp"
 #include "options.hpp"
 #include "save_backoff.hpp"
 #include "state_store.hpp"
@@ -68,6 +69,8 @@ class Daemon final : public DaemonControl {
   void start_once();
   void shut_down();
   void update_status_line();
+  // The [metrics] textfile of the config in force: exported, or not.
+  void follow_metrics_config();
   int once_exit_code() const;
 
   Options options_;
@@ -82,6 +85,7 @@ class Daemon final : public DaemonControl {
   std::unique_ptr<MountWatcher> mount_watcher_;
   std::unique_ptr<UdevWatcher> udev_watcher_;
   std::unique_ptr<BusService> bus_;
+  std::unique_ptr<MetricsExporter> metrics_;  // a listener of manager_ beside the bus
   std::unique_ptr<Timer> sample_timer_;
   std::unique_ptr<Timer> wake_timer_;
   std::unique_ptr<Timer> rescan_timer_;

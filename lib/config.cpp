@@ -224,8 +224,17 @@ bool read_policy_key(const Reader& r, const std::string& name, const toml::key& 
 }
 
 // Only [trim] sets these: they steer trimd as a whole, not one filesystem.
-constexpr std::array<std::string_view, 4> trim_only_keys{"first_delay", "gentle_chunk_size", "gentle_pause",
-                                                         "hand_back_on_stop"};
+constexpr std::array<std::string_view, 5> trim_only_keys{"first_delay", "gentle_chunk_size",
+                                                         "gentle_pause", "hand_back_on_stop",
+                                                         "scope"};
+
+TrimPolicy::Scope read_scope(const Reader& r, const std::string& name, const toml::node& value) {
+  const std::string text = r.string(name, value);
+  if (text == "mounted") return TrimPolicy::Scope::Mounted;
+  if (text == "fstab") return TrimPolicy::Scope::Fstab;
+  r.fail(value.source(), fmt::format("{}: \"{}\" is not a scope (use \"mounted\" or \"fstab\")",
+                                     name, text));
+}
 
 bool is_trim_only_key(const toml::key& key) {
   for (const auto k : trim_only_keys)
@@ -246,6 +255,8 @@ void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
       policy.gentle_pause = r.duration(name, value, kChunkRange);
     else if (key == "hand_back_on_stop")
       policy.hand_back_on_stop = r.boolean(name, value);
+    else if (key == "scope")
+      policy.scope = read_scope(r, name, value);
     else
       fail_unknown_key(r, name, key);
   }
@@ -301,6 +312,20 @@ void read_log(const Reader& r, const toml::table& table, Config& config) {
     if (std::find(levels.begin(), levels.end(), config.log_level) == levels.end())
       r.fail(value.source(), fmt::format("{}: \"{}\" is not a level (use trace, debug, info, warn or error)",
                                          name, config.log_level));
+  }
+}
+
+void read_metrics(const Reader& r, const toml::table& table, Config& config) {
+  for (auto&& [key, value] : table) {
+    const auto name = dotted("metrics", key);
+    if (key != "textfile") fail_unknown_key(r, name, key);
+    config.metrics_textfile = r.string(name, value);
+    const std::string& path = config.metrics_textfile;
+    if (!path.empty() && (path.front() != '/' || !path.ends_with(".prom")))
+      r.fail(value.source(),
+             fmt::format("{}: \"{}\" is not an absolute path ending in .prom (node_exporter's "
+                         "textfile collector reads only *.prom files)",
+                         name, path));
   }
 }
 
@@ -382,10 +407,12 @@ Config parse_config(std::string_view text, const std::string& file_name) {
       read_trim(r, section(r, key, value), config.trim);
     else if (key == "log")
       read_log(r, section(r, key, value), config);
+    else if (key == "metrics")
+      read_metrics(r, section(r, key, value), config);
     else if (key == "filesystem")
       read_filesystems(r, value, config.overrides);
     else
-      r.fail(key.source(), fmt::format("{}: unknown key (expected [idle], [trim], [log] or [[filesystem]])",
+      r.fail(key.source(), fmt::format("{}: unknown key (expected [idle], [trim], [log], [metrics] or [[filesystem]])",
                                        key.str()));
   }
   return config;

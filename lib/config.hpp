@@ -44,6 +44,10 @@ struct TrimPolicy {
   // [trim] only: on a clean stop, give back `discard` to the filesystems
   // trimd took over, so none is left with neither inline discard nor trimd.
   bool hand_back_on_stop = true;
+  // [trim] scope: "mounted" trims every eligible mounted filesystem; "fstab"
+  // only those /etc/fstab lists (as fstrim.service does). [trim] only.
+  enum class Scope { Mounted, Fstab };
+  Scope scope = Scope::Mounted;
 };
 
 // A [[filesystem]] table: which filesystems it applies to, and what it sets.
@@ -79,6 +83,9 @@ struct Config {
   TrimPolicy trim;
   std::vector<PolicyOverride> overrides;
   std::string log_level = "info";
+  // [metrics] textfile: a Prometheus text file for node_exporter's textfile
+  // collector, rewritten atomically; empty = none.
+  std::string metrics_textfile;
 
   TrimPolicy policy_for(std::string_view mount_point, std::string_view uuid,
                         std::string_view fs_type) const;

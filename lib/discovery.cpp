@@ -100,6 +100,7 @@ Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
     fs.geometry = prober.geometry(fs.mount.mount_point, fs.mount.fs_type, device_size(fs.topology));
     fs.unsupported_reason = skip_no_discard(fs.topology);
     fs.disabled_reason = skip_opted_out(fs.mount, fstab);
+    fs.in_fstab = listed_in_fstab(fs.mount, fstab);
     result.tracked.push_back(std::move(fs));
   }
   tell_clones_apart(result.tracked);

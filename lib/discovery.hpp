@@ -34,6 +34,7 @@ struct DiscoveredFs {
   std::optional<std::string> unsupported_reason;
   // ... or opted out (X-trimd.skip, X-fstrim.notrim).
   std::optional<std::string> disabled_reason;
+  bool in_fstab = false;  // /etc/fstab lists its mount point ([trim] scope)
 
   std::vector<std::string> disk_names() const;
   bool rotational() const;  // any backing disk spins

@@ -134,6 +134,13 @@ SkipReason skip_opted_out(const MountEntry& mount, const std::vector<FstabEntry>
   return std::nullopt;
 }
 
+bool listed_in_fstab(const MountEntry& mount, const std::vector<FstabEntry>& fstab) {
+  const std::string_view mount_point = without_trailing_slashes(mount.mount_point);
+  return std::any_of(fstab.begin(), fstab.end(), [&](const FstabEntry& entry) {
+    return without_trailing_slashes(entry.mount_point) == mount_point;
+  });
+}
+
 SkipReason skip_no_discard(const Topology& topology) {
   if (topology.devices.empty()) return "no block device";
   const bool any = std::any_of(topology.devices.begin(), topology.devices.end(),

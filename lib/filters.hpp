@@ -27,6 +27,9 @@ SkipReason skip_no_discard(const Topology& topology);
 // /run/host and below: what a container manager (systemd-nspawn, podman)
 // mounts from the host into a container. The host trims its own filesystems.
 SkipReason skip_container_host_mount(const MountEntry& mount);
+// Whether /etc/fstab has an entry for the mount point (as fstrim's
+// --listed-in /etc/fstab decides).
+bool listed_in_fstab(const MountEntry& mount, const std::vector<FstabEntry>& fstab);
 
 // Every filter above, in order; the first reason wins.
 SkipReason first_skip_reason(const MountEntry& mount, const std::vector<MountEntry>& all,

@@ -41,7 +41,9 @@ const char* to_string(FsState state) {
 
 Manager::Manager(Config config, StateMap state, TimePoint now)
     : config_(std::move(config)), records_(std::move(state)), idleness_(config_.idle),
-      started_at_(now) {}
+      started_at_(now) {
+  for (const auto& [id, record] : records_) totals_ += record.lifetime;
+}
 
 Manager::~Manager() = default;
 
@@ -71,7 +73,9 @@ void Manager::reschedule(Tracked& fs, TimePoint now) {
     return;
   }
   const double jitter = stable_jitter(fs.fs.id, last_end ? to_usec(*last_end) : 0);
-  fs.due = next_due(schedule, last_end, started_at_, jitter);
+  // Never trimmed: first_delay counts from when trimd first saw it, not
+  // from this start, so restarts do not push its first pass on and on.
+  fs.due = next_due(schedule, last_end, record.first_seen.value_or(started_at_), jitter);
   if (const auto soon = first_pass_after_takeover(record)) fs.due = std::min(fs.due, *soon);
 }
 
@@ -95,6 +99,10 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     fs->paused = paused_all_;
     FsRecord& record = records_[fs->fs.id];
     record.mount_point = fs->fs.mount.mount_point;
+    if (!record.first_seen) {
+      record.first_seen = now;
+      state_dirty_ = true;
+    }
     apply_policy(*fs, now);
     if (fs->trimmable())
       spdlog::info("{}: tracking {} on {}", fs->fs.mount.mount_point, fs->fs.mount.fs_type,
@@ -115,6 +123,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       pass.cursor = *record.cursor;
       pass.start = record.pass_start.value_or(now);
       pass.bytes_discarded = record.pass_bytes;
+      pass.waited = record.pass_waited;
       spdlog::info("{}: resuming the unfinished pass at offset {}", fs->fs.mount.mount_point,
                    pass.cursor);
     }
@@ -122,7 +131,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     filesystems_.emplace(ref.fs.id, std::move(fs));
     FsStatus status = make_status(ref, now);
     ref.last_sent = status;
-    if (listener_) listener_->filesystem_added(status);
+    for (auto* listener : listeners_) listener->filesystem_added(status);
   }
   for (auto it = filesystems_.begin(); it != filesystems_.end();) {
     if (seen.count(it->first)) {
@@ -138,7 +147,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     forget_vanished(*it->second);
     std::string id = it->first;
     it = filesystems_.erase(it);
-    if (listener_) listener_->filesystem_removed(id);
+    for (auto* listener : listeners_) listener->filesystem_removed(id);
   }
   notify_manager();
 }
@@ -176,13 +185,13 @@ bool Manager::wants_to_run(const Tracked& fs, TimePoint now) const {
 bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   const bool forced = fs.request || (fs.pass && fs.pass->forced);
   if (!forced && !in_window(fs.policy.schedule.window, now)) {
-    fs.wait = Wait{WaitReason::OutsideWindow, {}};
+    set_wait(fs, Wait{WaitReason::OutsideWindow, {}}, now);
     return false;
   }
   if (!fs.pass) start_pass(fs, now);
   Pass& pass = *fs.pass;
   if (mono < pass.not_before) {
-    fs.wait = Wait{pass.backoff, {}};
+    set_wait(fs, Wait{pass.backoff, {}}, now);
     return false;
   }
   const auto busy = pass.ignore_idle ? std::nullopt
@@ -193,7 +202,7 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
       ++pass.foreground_pauses;
       spdlog::debug("{}: foreground I/O, pausing the pass", fs.fs.mount.mount_point);
     }
-    fs.wait = Wait{WaitReason::DisksBusy, *busy};
+    set_wait(fs, Wait{WaitReason::DisksBusy, *busy}, now);
     return false;
   }
   if (gentle && !pass.gentle)
@@ -202,13 +211,13 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                                               now - fs.due)));
   pass.gentle = gentle;
   if (!disks_free(fs)) {
-    fs.wait = Wait{WaitReason::DiskShared, {}};
+    set_wait(fs, Wait{WaitReason::DiskShared, {}}, now);
     return false;
   }
   return true;
 }
 
-ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
+ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   ChunkJob job;
   job.serial = next_serial_++;
   job.fs_id = fs.fs.id;
@@ -220,7 +229,8 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
   job.time_limit = chunk_time_limit(fs.policy);
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
   fs.in_flight = job.serial;
-  fs.wait = Wait{};
+  set_wait(fs, Wait{}, now);
+  if (!fs.pass->announced) fs.pass->announced = fs.pass->announce_pending = true;
   spdlog::debug("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
                 fs.pass->chunks + 1, job.range.start, job.range.len,
                 fs.pass->gentle ? " (gentle)" : "");
@@ -230,7 +240,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range) {
 std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoint mono) {
   if (fs.in_flight || !fs.trimmable() || !wants_to_run(fs, now)) return std::nullopt;
   if (fs.paused) {
-    fs.wait = Wait{WaitReason::Paused, {}};
+    set_wait(fs, Wait{WaitReason::Paused, {}}, now);
     return std::nullopt;
   }
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
@@ -243,7 +253,7 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoin
     finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
     return std::nullopt;
   }
-  return make_job(fs, *range);
+  return make_job(fs, *range, now);
 }
 
 std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
@@ -258,6 +268,7 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
   for (Tracked* fs : order) {
     if (auto job = next_job(*fs, now, mono)) jobs.push_back(std::move(*job));
     notify(*fs, now);
+    announce_start(*fs);
   }
   notify_manager();
   return jobs;
@@ -270,7 +281,9 @@ void Manager::record_progress(Tracked& fs) {
     record.cursor = fs.pass->cursor;
     record.pass_start = fs.pass->start;
     record.pass_bytes = fs.pass->bytes_discarded;
+    record.pass_waited = fs.pass->waited;
   } else {
+    record.pass_waited = Duration{0};
     record.cursor.reset();
     record.pass_start.reset();
     record.pass_bytes = 0;
@@ -371,7 +384,7 @@ void Manager::after_chunk(Tracked& fs, TimePoint now) {
     forget_vanished(fs);
     std::string id = fs.fs.id;
     filesystems_.erase(id);
-    if (listener_) listener_->filesystem_removed(id);
+    for (auto* listener : listeners_) listener->filesystem_removed(id);
   } else {
     notify(fs, now);
   }

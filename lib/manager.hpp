@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config.hpp"
@@ -50,6 +51,11 @@ struct FsStatus {
   std::vector<std::string> backing_disks;
   FsState state = FsState::Scheduled;
   std::string state_reason;  // why waiting, disabled, unsupported or in error
+  // Waiting or paused: for what, as a key for machines ("disks_busy",
+  // "outside_window", "disk_shared", "paused", "retry", "due"); empty otherwise.
+  std::string waiting_for;
+  std::string busy_disk;   // disks_busy: which disk ...
+  IdleLimit busy_limit = IdleLimit::Unseen;  // ... and which limit it is over
   double progress = 0;       // 0..1 of the current (or last) pass
   std::uint64_t size = 0;
   std::optional<TimePoint> last_trim_start;
@@ -61,6 +67,10 @@ struct FsStatus {
   DiscardMode discard_mode = DiscardMode::None;
   TakeoverView takeover;  // what trimd did about synchronous discard
   bool gentle = false;  // overdue and trimmed while the disks are busy
+  // The last complete pass: its wall time split into trimming and waiting.
+  Duration last_trimming{0};
+  Duration last_waited{0};
+  Lifetime lifetime;  // persisted across restarts
 
   bool operator==(const FsStatus&) const = default;
 };
@@ -75,7 +85,7 @@ class ManagerListener {
   virtual void trim_started(const std::string& /*id*/) {}
   virtual void trim_finished(const std::string& /*id*/, const std::string& /*result*/,
                              std::uint64_t /*bytes*/, Duration /*elapsed*/) {}
-  virtual void manager_changed() {}  // State or BytesTrimmedTotal
+  virtual void manager_changed() {}  // State or the lifetime totals
 };
 
 // One FITRIM call to make. `disks` are held until the job is reported back.
@@ -112,6 +122,9 @@ class ManagerError : public std::runtime_error {
   Kind kind_;
 };
 
+struct Wait;
+struct Pass;
+
 class Manager {
  public:
   Manager(Config config, StateMap state, TimePoint now);
@@ -119,7 +132,15 @@ class Manager {
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
 
-  void set_listener(ManagerListener* listener) { listener_ = listener; }
+  // Listeners hear of changes in the order they were added (the bus, the
+  // metrics file, ...).
+  void add_listener(ManagerListener* listener) { listeners_.push_back(listener); }
+  void remove_listener(ManagerListener* listener) { std::erase(listeners_, listener); }
+  // Just this one (none for nullptr): for tests that watch alone.
+  void set_listener(ManagerListener* listener) {
+    listeners_.clear();
+    if (listener) add_listener(listener);
+  }
   const Config& config() const { return config_; }
   // A reloaded config: policies and schedules are recomputed.
   void set_config(Config config, TimePoint now);
@@ -186,7 +207,14 @@ class Manager {
   std::vector<FsStatus> statuses(TimePoint now) const;
   std::optional<FsStatus> status(const std::string& id, TimePoint now) const;
   std::string state() const;  // "idle", "trimming", "paused"
-  std::uint64_t bytes_trimmed_total() const { return bytes_trimmed_total_; }
+  std::uint64_t bytes_trimmed_total() const { return totals_.bytes; }
+  // Over every filesystem in the state file, across restarts.
+  const Lifetime& lifetime_totals() const { return totals_; }
+  // The remembered passes of the filesystem at `mount_point` (tracked or
+  // only in the state file; the newest record wins), oldest first; every
+  // remembered filesystem's when empty. Throws ManagerError NotFound.
+  std::vector<std::pair<std::string, PassHistoryEntry>> history(
+      std::string_view mount_point) const;
   // True while any pass is active (running, waiting for idleness or paused).
   bool passes_active() const;
   // Results of passes finished since start: id -> result.
@@ -210,11 +238,14 @@ class Manager {
   void apply_policy(Tracked& fs, TimePoint now);
   void reschedule(Tracked& fs, TimePoint now);
   void start_pass(Tracked& fs, TimePoint now);
+  void set_wait(Tracked& fs, Wait wait, TimePoint now);
+  void announce_start(Tracked& fs);
+  void count_finished(FsRecord& record, const Pass& pass, const PassHistoryEntry& entry);
   void finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now);
   void forget_vanished(Tracked& fs);
   std::optional<ChunkJob> next_job(Tracked& fs, TimePoint now, SteadyPoint mono);
   bool ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono);
-  ChunkJob make_job(Tracked& fs, const TrimRange& range);
+  ChunkJob make_job(Tracked& fs, const TrimRange& range, TimePoint now);
   void chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result, TimePoint now,
                 SteadyPoint mono);
   Tracked* chunk_returned(const ChunkJob& job);
@@ -234,9 +265,9 @@ class Manager {
   std::map<std::string, std::unique_ptr<Tracked>> filesystems_;
   std::set<std::string> busy_disks_;
   std::map<std::string, PassOutcome> finished_;
-  ManagerListener* listener_ = nullptr;
+  std::vector<ManagerListener*> listeners_;
   std::uint64_t next_serial_ = 1;
-  std::uint64_t bytes_trimmed_total_ = 0;
+  Lifetime totals_;
   bool paused_all_ = false;
   bool stopping_ = false;
   std::string last_manager_state_;

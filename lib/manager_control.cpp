@@ -46,6 +46,7 @@ void Manager::trim_now(const std::vector<std::string>& ids, bool ignore_idle, Ti
                    fs->untrimmable_reason());
       fs->policy.enabled = true;
       fs->policy.skip_rotational = false;
+      fs->policy.scope = TrimPolicy::Scope::Mounted;
       fs->fs.disabled_reason.reset();
     }
     fs->paused = false;
@@ -139,6 +140,9 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
     s.last_trim_end = rec->second.last_end;
     s.last_result = rec->second.last_result;
     s.last_bytes_trimmed = rec->second.last_bytes;
+    s.last_trimming = rec->second.last_trimming;
+    s.last_waited = rec->second.last_waited;
+    s.lifetime = rec->second.lifetime;
     last = PassOutcome::parse(s.last_result);
   }
   const bool last_succeeded = last && last->result == PassResult::Success;
@@ -153,12 +157,18 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   } else if (fs.paused) {
     s.state = FsState::Paused;
     s.state_reason = "paused on request";
-  } else if (fs.in_flight || (fs.pass && (fs.wait.reason == WaitReason::None ||
-                                          fs.wait.reason == WaitReason::Pacing))) {
+    s.waiting_for = "paused";
+  } else if (fs.in_flight || (fs.pass && fs.pass->announced && !holds_up(fs.wait.reason))) {
+    // A chunk in the kernel, or between two chunks of a pass that is not held up.
     s.state = FsState::Trimming;
   } else if (fs.pass || fs.request || now >= fs.due) {
     s.state = FsState::Waiting;
     s.state_reason = fs.wait.reason == WaitReason::None ? "due" : fs.wait.text();
+    s.waiting_for = fs.wait.key();
+    if (fs.wait.reason == WaitReason::DisksBusy) {
+      s.busy_disk = fs.wait.busy.disk;
+      s.busy_limit = fs.wait.busy.limit;
+    }
   } else if (last && last->result == PassResult::Failed) {
     s.state = FsState::Error;
     s.state_reason = s.last_result;
@@ -206,18 +216,50 @@ std::string Manager::state() const {
 }
 
 void Manager::notify(Tracked& fs, TimePoint now) {
-  if (!listener_) return;
+  if (listeners_.empty()) return;
   FsStatus status = make_status(fs, now);
   if (fs.last_sent && *fs.last_sent == status) return;
   fs.last_sent = status;
-  listener_->filesystem_changed(status);
+  for (auto* listener : listeners_) listener->filesystem_changed(status);
+}
+
+std::vector<std::pair<std::string, PassHistoryEntry>> Manager::history(
+    std::string_view mount_point) const {
+  const FsRecord* newest = nullptr;
+  const auto tracked = id_for_mount_point(mount_point);
+  std::vector<std::pair<std::string, PassHistoryEntry>> out;
+  for (const auto& [id, record] : records_) {
+    if (mount_point.empty()) {
+      for (const auto& entry : record.history) out.emplace_back(record.mount_point, entry);
+      continue;
+    }
+    if (record.mount_point != mount_point) continue;
+    // A mount point reused by another filesystem: the tracked one, else the
+    // one trimmed last.
+    const auto end = [](const FsRecord* r) { return r->last_end.value_or(TimePoint{}); };
+    if (tracked ? id == *tracked : (!newest || end(&record) > end(newest))) newest = &record;
+    if (tracked && id == *tracked) break;
+  }
+  if (mount_point.empty()) {
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.second.start < b.second.start; });
+    return out;
+  }
+  if (!newest)
+    throw ManagerError(ManagerError::Kind::NotFound,
+                       "no filesystem remembered at " + std::string(mount_point));
+  for (const auto& entry : newest->history) out.emplace_back(newest->mount_point, entry);
+  return out;
 }
 
 void Manager::notify_manager() {
-  std::string current = state() + "/" + std::to_string(bytes_trimmed_total_);
+  std::string current = state() + "/" + std::to_string(totals_.bytes) + "/" +
+                        std::to_string(totals_.passes) + "/" +
+                        std::to_string(totals_.preemptions) + "/" +
+                        std::to_string(totals_.pauses) + "/" + std::to_string(totals_.failures);
   if (current == last_manager_state_) return;
   last_manager_state_ = current;
-  if (listener_) listener_->manager_changed();
+  for (auto* listener : listeners_) listener->manager_changed();
 }
 
 }  // namespace trimd

@@ -61,6 +61,19 @@ std::string Wait::text() const {
   return {};
 }
 
+std::string Wait::key() const {
+  switch (reason) {
+    case WaitReason::None: return "due";
+    case WaitReason::DisksBusy: return "disks_busy";
+    case WaitReason::OutsideWindow: return "outside_window";
+    case WaitReason::DiskShared: return "disk_shared";
+    case WaitReason::Paused: return "paused";
+    case WaitReason::Pacing: return {};
+    case WaitReason::GoneRetry: return "retry";
+  }
+  return {};
+}
+
 void Manager::start_pass(Tracked& fs, TimePoint now) {
   Pass& pass = fs.pass.emplace();
   pass.start = now;
@@ -79,14 +92,49 @@ void Manager::start_pass(Tracked& fs, TimePoint now) {
                  fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes),
                  format_size(fs.policy.chunk_bytes));
   record_progress(fs);
-  if (listener_) listener_->trim_started(fs.fs.id);
+}
+
+// Waits are timed on the wall clock, as the pass's start and end are.
+void Manager::set_wait(Tracked& fs, Wait wait, TimePoint now) {
+  if (fs.pass) {
+    Pass& pass = *fs.pass;
+    const bool held = holds_up(wait.reason);
+    if (held && !pass.waiting_since) pass.waiting_since = now;
+    if (!held && pass.waiting_since) {
+      pass.waited = pass.waited_until(now);
+      pass.waiting_since.reset();
+    }
+  }
+  fs.wait = std::move(wait);
+}
+
+// TrimStarted goes out after the status that says "trimming".
+void Manager::announce_start(Tracked& fs) {
+  if (!fs.pass || !fs.pass->announce_pending) return;
+  fs.pass->announce_pending = false;
+  for (auto* listener : listeners_) listener->trim_started(fs.fs.id);
+}
+
+void Manager::count_finished(FsRecord& record, const Pass& pass, const PassHistoryEntry& entry) {
+  Lifetime done;
+  done.bytes = entry.bytes;
+  done.passes = 1;
+  done.preemptions = pass.preemptions;
+  done.pauses = pass.foreground_pauses;
+  const auto outcome = PassOutcome::parse(entry.result);
+  done.failures = outcome && outcome->result == PassResult::Failed ? 1 : 0;
+  record.lifetime += done;
+  totals_ += done;
+  add_history(record, entry);
 }
 
 void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
+  const Duration waited = fs.pass->waited_until(now);
   const Pass pass = std::move(*fs.pass);
   fs.pass.reset();
   fs.wait = Wait{};
   const auto elapsed = std::chrono::duration_cast<Duration>(now - pass.start);
+  const Duration trimming = std::max(elapsed - waited, Duration{0});
   const std::uint64_t bytes = pass.discard_measured ? pass.bytes_discarded : pass.bytes_reported;
   const std::string text = outcome.text();
   FsRecord& record = records_[fs.fs.id];
@@ -94,19 +142,24 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   record.last_end = now;
   record.last_result = text;
   record.last_bytes = bytes;
+  record.last_trimming = trimming;
+  record.last_waited = waited;
+  count_finished(record, pass,
+                 PassHistoryEntry{pass.start, now, trimming, waited, bytes, text, pass.preemptions});
   record_progress(fs);
   reschedule(fs, now);
-  bytes_trimmed_total_ += bytes;
   finished_[fs.fs.id] = outcome;
 
   auto log = outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn;
   spdlog::log(log,
-              "{}: trim pass {}: {} discarded (FITRIM reported {}) in {}, {} chunks, {} pauses for "
-              "foreground I/O, {} chunks preempted",
+              "{}: trim pass {}: {} discarded (FITRIM reported {}) in {} (waited {}), {} chunks, "
+              "{} pauses for foreground I/O, {} chunks preempted",
               fs.fs.mount.mount_point, text, format_size(pass.bytes_discarded),
-              format_size(pass.bytes_reported), format_duration(elapsed), pass.chunks,
-              pass.foreground_pauses, pass.preemptions);
-  if (listener_) listener_->trim_finished(fs.fs.id, text, bytes, elapsed);
+              format_size(pass.bytes_reported), format_duration(trimming),
+              format_duration(waited), pass.chunks, pass.foreground_pauses, pass.preemptions);
+  // The split of the time is on the bus before TrimFinished.
+  notify(fs, now);
+  for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, text, bytes, elapsed);
 }
 
 void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {

@@ -25,6 +25,7 @@ struct Wait {
   WaitReason reason = WaitReason::None;
   BusyDisk busy;  // for DisksBusy
   std::string text() const;
+  std::string key() const;  // FsStatus::waiting_for
 };
 
 // A TrimNow (or --once) that no pass has taken up yet.
@@ -52,7 +53,23 @@ struct Pass {
   bool gentle = false;               // overdue: trimming although the disks are busy
   SteadyPoint not_before{};          // pacing and retry backoff, on the monotonic clock
   WaitReason backoff = WaitReason::Pacing;  // what not_before is for
+  // TrimStarted: sent once its first chunk has been handed out (pending
+  // between the hand-out and the status that says "trimming").
+  bool announced = false;
+  bool announce_pending = false;
+  // Time spent waiting (not pacing): closed waits plus the one under way.
+  Duration waited{0};
+  std::optional<TimePoint> waiting_since;
+  Duration waited_until(TimePoint now) const {
+    if (!waiting_since || now < *waiting_since) return waited;
+    return waited + std::chrono::duration_cast<Duration>(now - *waiting_since);
+  }
 };
+
+// Waiting holds the pass up; pacing between chunks is part of trimming.
+inline bool holds_up(WaitReason reason) {
+  return reason != WaitReason::None && reason != WaitReason::Pacing;
+}
 
 struct Manager::Tracked {
   DiscoveredFs fs;
@@ -78,14 +95,16 @@ struct Manager::Tracked {
 
   bool trimmable() const {
     return !unsupported && !fs.unsupported_reason && !fs.disabled_reason && policy.enabled &&
-           !(policy.skip_rotational && fs.rotational());
+           !(policy.skip_rotational && fs.rotational()) && in_scope();
   }
+  bool in_scope() const { return policy.scope == TrimPolicy::Scope::Mounted || fs.in_fstab; }
   std::string untrimmable_reason() const {
     if (unsupported) return unsupported_reason;
     if (fs.unsupported_reason) return *fs.unsupported_reason;
     if (fs.disabled_reason) return *fs.disabled_reason;
     if (!policy.enabled) return "disabled in the configuration";
     if (policy.skip_rotational && fs.rotational()) return "rotational disk (skip_rotational)";
+    if (!in_scope()) return "not listed in /etc/fstab (scope = \"fstab\")";
     return {};
   }
 };

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <ctime>
@@ -32,6 +33,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Longer than any pass: a bigger duration is clamped, not trusted.
+constexpr std::int64_t kLongestStoredUsec = 100ll * 365 * 24 * 3600 * 1000000;
+
 constexpr std::string_view state_file_name = "state.toml";
 constexpr std::string_view temp_file_name = ".state.toml.tmp";
 
@@ -49,6 +53,35 @@ std::int64_t to_toml_integer(std::uint64_t value) {
   return value > static_cast<std::uint64_t>(max) ? max : static_cast<std::int64_t>(value);
 }
 
+std::int64_t usec_of(Duration d) { return d.count() < 0 ? 0 : d.count(); }
+
+void lifetime_to_table(const Lifetime& life, toml::table& table) {
+  table.insert("bytes_total", to_toml_integer(life.bytes));
+  table.insert("passes_total", to_toml_integer(life.passes));
+  table.insert("preemptions_total", to_toml_integer(life.preemptions));
+  table.insert("pauses_total", to_toml_integer(life.pauses));
+  table.insert("failures_total", to_toml_integer(life.failures));
+}
+
+// Inline tables: the record's header is written by hand (table_header), so
+// nested [[...]] sections would land outside it.
+toml::array history_to_array(const std::vector<PassHistoryEntry>& history) {
+  toml::array array;
+  for (const auto& entry : history) {
+    toml::table t;
+    t.insert("start_usec", to_usec(entry.start));
+    t.insert("end_usec", to_usec(entry.end));
+    t.insert("trimming_usec", usec_of(entry.trimming));
+    t.insert("waited_usec", usec_of(entry.waited));
+    t.insert("bytes", to_toml_integer(entry.bytes));
+    t.insert("result", entry.result);
+    t.insert("preemptions", to_toml_integer(entry.preemptions));
+    t.is_inline(true);
+    array.push_back(std::move(t));
+  }
+  return array;
+}
+
 toml::table record_to_table(const FsRecord& record) {
   toml::table table;
   table.insert("mount_point", record.mount_point);
@@ -59,6 +92,12 @@ toml::table record_to_table(const FsRecord& record) {
   if (record.cursor) table.insert("cursor", to_toml_integer(*record.cursor));
   if (record.pass_start) table.insert("pass_start_usec", to_usec(*record.pass_start));
   table.insert("pass_bytes", to_toml_integer(record.pass_bytes));
+  table.insert("pass_waited_usec", usec_of(record.pass_waited));
+  table.insert("last_trimming_usec", usec_of(record.last_trimming));
+  table.insert("last_waited_usec", usec_of(record.last_waited));
+  if (record.first_seen) table.insert("first_seen_usec", to_usec(*record.first_seen));
+  lifetime_to_table(record.lifetime, table);
+  if (!record.history.empty()) table.insert("history", history_to_array(record.history));
   if (record.last_seen) table.insert("last_seen_usec", to_usec(*record.last_seen));
   if (record.taken_over) {
     table.insert("taken_over_usec", to_usec(record.taken_over->since));
@@ -154,6 +193,24 @@ class RecordReader {
       if (text == to_string(origin)) return origin;
     throw wrong(key, "\"policy\" or \"request\"");
   }
+  Duration duration(std::string_view key) const {
+    return Duration{static_cast<Duration::rep>(std::min<std::uint64_t>(
+        count(key), static_cast<std::uint64_t>(kLongestStoredUsec)))};
+  }
+  // The tables of an array (none when absent).
+  std::vector<const toml::table*> tables(std::string_view key) const {
+    std::vector<const toml::table*> out;
+    const toml::node* node = table_.get(key);
+    if (!node) return out;
+    const auto* array = node->as_array();
+    if (!array) throw wrong(key, "an array");
+    for (const auto& element : *array) {
+      const auto* table = element.as_table();
+      if (!table) throw wrong(key, "an array of tables");
+      out.push_back(table);
+    }
+    return out;
+  }
 
  private:
   std::runtime_error wrong(std::string_view key, std::string_view expected) const {
@@ -162,6 +219,29 @@ class RecordReader {
   const std::string& id_;
   const toml::table& table_;
 };
+
+Lifetime read_lifetime(const RecordReader& r) {
+  Lifetime life;
+  life.bytes = r.count("bytes_total");
+  life.passes = r.count("passes_total");
+  life.preemptions = r.count("preemptions_total");
+  life.pauses = r.count("pauses_total");
+  life.failures = r.count("failures_total");
+  return life;
+}
+
+PassHistoryEntry read_history_entry(const std::string& id, const toml::table& table) {
+  const RecordReader r{id, table};
+  PassHistoryEntry entry;
+  entry.start = r.time("start_usec").value_or(TimePoint{});
+  entry.end = r.time("end_usec").value_or(TimePoint{});
+  entry.trimming = r.duration("trimming_usec");
+  entry.waited = r.duration("waited_usec");
+  entry.bytes = r.count("bytes");
+  entry.result = r.string("result");
+  entry.preemptions = r.count("preemptions");
+  return entry;
+}
 
 FsRecord table_to_record(const std::string& id, const toml::table& table) {
   const RecordReader r{id, table};
@@ -174,6 +254,13 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
   if (r.integer("cursor")) record.cursor = r.count("cursor");
   record.pass_start = r.time("pass_start_usec");
   record.pass_bytes = r.count("pass_bytes");
+  record.pass_waited = r.duration("pass_waited_usec");
+  record.last_trimming = r.duration("last_trimming_usec");
+  record.last_waited = r.duration("last_waited_usec");
+  record.first_seen = r.time("first_seen_usec");
+  record.lifetime = read_lifetime(r);
+  for (const auto* entry : r.tables("history"))
+    add_history(record, read_history_entry(id, *entry));
   record.last_seen = r.time("last_seen_usec");
   if (const auto since = r.time("taken_over_usec"))
     record.taken_over = TakeoverRecord{*since, r.takeover_origin("taken_over_by")};
@@ -271,6 +358,22 @@ void sync_directory(const fs::path& directory) {
 
 const char* to_string(TakeoverOrigin origin) {
   return origin == TakeoverOrigin::Request ? "request" : "policy";
+}
+
+Lifetime& Lifetime::operator+=(const Lifetime& other) {
+  bytes += other.bytes;
+  passes += other.passes;
+  preemptions += other.preemptions;
+  pauses += other.pauses;
+  failures += other.failures;
+  return *this;
+}
+
+void add_history(FsRecord& record, PassHistoryEntry entry) {
+  record.history.push_back(std::move(entry));
+  if (record.history.size() > kHistoryLength)
+    record.history.erase(record.history.begin(),
+                         record.history.end() - static_cast<std::ptrdiff_t>(kHistoryLength));
 }
 
 // Unknown keys are left alone: a newer trimd may have written them.

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "time.hpp"
@@ -25,6 +26,35 @@ struct TakeoverRecord {
   bool operator==(const TakeoverRecord&) const = default;
 };
 
+// One finished pass, for `trimctl history`.
+struct PassHistoryEntry {
+  TimePoint start{};
+  TimePoint end{};
+  Duration trimming{0};  // wall time minus the waits
+  Duration waited{0};    // for idle disks, the window, a shared disk, a pause
+  std::uint64_t bytes = 0;
+  std::string result;  // as last_result
+  std::uint64_t preemptions = 0;
+
+  bool operator==(const PassHistoryEntry&) const = default;
+};
+
+// How many finished passes each record keeps (oldest dropped first).
+inline constexpr std::size_t kHistoryLength = 10;
+
+// What trimd did to one filesystem over its lifetime (all passes it
+// remembers, across restarts).
+struct Lifetime {
+  std::uint64_t bytes = 0;
+  std::uint64_t passes = 0;
+  std::uint64_t preemptions = 0;  // chunks killed for foreground I/O
+  std::uint64_t pauses = 0;       // stops between chunks for foreground I/O
+  std::uint64_t failures = 0;     // passes that ended "failed: ..."
+
+  Lifetime& operator+=(const Lifetime& other);
+  bool operator==(const Lifetime&) const = default;
+};
+
 struct FsRecord {
   std::optional<TimePoint> last_start;
   std::optional<TimePoint> last_end;
@@ -34,12 +64,24 @@ struct FsRecord {
   std::optional<std::uint64_t> cursor;
   std::optional<TimePoint> pass_start;
   std::uint64_t pass_bytes = 0;
+  Duration pass_waited{0};  // what the unfinished pass has waited so far
   std::string mount_point;  // for people reading the file
+  // The last complete pass split into trimming and waiting.
+  Duration last_trimming{0};
+  Duration last_waited{0};
+  Lifetime lifetime;
+  std::vector<PassHistoryEntry> history;  // oldest first, at most kHistoryLength
+  // When trimd first found it: its first pass is due first_delay after this,
+  // however often trimd restarts meanwhile.
+  std::optional<TimePoint> first_seen;
   // When trimd last found this filesystem mounted (absent in older files).
   std::optional<TimePoint> last_seen;
   // trimd took the filesystem's `discard` away and owes it back (trimd(8)).
   std::optional<TakeoverRecord> taken_over;
 };
+
+// Appends `entry`, dropping the oldest beyond kHistoryLength.
+void add_history(FsRecord& record, PassHistoryEntry entry);
 
 using StateMap = std::map<std::string, FsRecord>;  // key: filesystem id
 

@@ -25,6 +25,7 @@ test_packages="
   debhelper dpkg-dev lintian debootstrap systemd-container
   rpm bash-completion ccache
   clang libclang-rt-14-dev
+  prometheus
 "
 
 case "${1:-}" in

@@ -271,3 +271,77 @@ TEST_F(BusService, KeepsTheManagerWorkingWhenTheBusGoesAway) {
 
 }  // namespace
 }  // namespace trimd::test
+
+namespace trimd::test {
+namespace {
+
+class HonestProgress : public BusService {
+ protected:
+  // /proc/diskstats samples of fakea, `seconds_ago` before now.
+  void sample_fakea(int seconds_ago, std::uint64_t writes) {
+    DiskCounters counters;
+    counters.writes_completed = writes;
+    counters.sectors_written = writes * 8;
+    counters.ms_writing = writes / 5;
+    manager_->observe_diskstats({DiskStat{7, 0, "fakea", counters}},
+                                control_.now() - std::chrono::seconds{seconds_ago});
+  }
+  // The values fs A's State took, in the order announced.
+  std::vector<std::string> states_of_a() {
+    std::vector<std::string> states;
+    for (const auto& s : signals_named("PropertiesChanged"))
+      if (s.path == fs_path(kIdA) && s.text.count("State")) states.push_back(s.text.at("State"));
+    return states;
+  }
+};
+
+TEST_F(HonestProgress, APassWaitsNamingTheBusyDiskThenTrimsAndAnnouncesItsStartAfterTheFirstChunk) {
+  sample_fakea(100, 0);
+  sample_fakea(90, 500000);  // foreground writes: over the limits
+  call([&] { client_->TrimNow({kMountA}, false); });
+  EXPECT_TRUE(take_jobs().empty());
+  pump_for(std::chrono::milliseconds{50});
+  EXPECT_EQ(fs_state(kIdA), "waiting");
+  FilesystemClient fs(*client_connection_, fs_path(kIdA));
+  EXPECT_THAT(call([&] { return fs.StateReason(); }), HasSubstr("fakea"));
+  EXPECT_TRUE(signals_named("TrimStarted").empty()) << "nothing issued yet";
+
+  sample_fakea(60, 500000);  // quiet for longer than the idle window since
+  sample_fakea(0, 500000);
+  run_pass(4096, std::chrono::milliseconds{5});
+
+  const auto states = states_of_a();
+  const auto waiting = std::find(states.begin(), states.end(), "waiting");
+  ASSERT_NE(waiting, states.end());
+  EXPECT_NE(std::find(waiting, states.end(), "trimming"), states.end()) << "waiting, then trimming";
+  // TrimStarted follows the State change that the first chunk caused.
+  const auto all = signals();
+  std::size_t trimming_at = all.size(), started_at = all.size();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (trimming_at == all.size() && all[i].path == fs_path(kIdA) &&
+        all[i].text.count("State") && all[i].text.at("State") == "trimming")
+      trimming_at = i;
+    if (started_at == all.size() && all[i].member == "TrimStarted") started_at = i;
+  }
+  ASSERT_LT(started_at, all.size());
+  EXPECT_LT(trimming_at, started_at);
+  EXPECT_GT(call([&] { return fs.LastWaitDuration(); }), 0u);
+  EXPECT_EQ(call([&] { return client_->PassesTotal(); }), 1u);
+}
+
+TEST_F(HonestProgress, GetHistoryReturnsTheFinishedPassAndNotFoundForAnUnknownMount) {
+  call([&] { client_->TrimNow({kMountA}, true); });
+  const std::uint64_t bytes = run_pass(4096, std::chrono::milliseconds{5});
+  const auto history = call([&] { return client_->GetHistory(kMountA); });
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].get<0>(), kMountA);
+  EXPECT_EQ(history[0].get<5>(), bytes);
+  EXPECT_EQ(history[0].get<6>(), "success");
+  EXPECT_EQ(error_of([&] { client_->GetHistory("/no/such/mount"); }),
+            "org.trimd.trimd1.Error.NotFound");
+  EXPECT_EQ(error_of([&] { client_->GetHistory("relative"); }),
+            "org.trimd.trimd1.Error.InvalidArgument");
+}
+
+}  // namespace
+}  // namespace trimd::test

@@ -41,6 +41,7 @@ class Backend {
   virtual FakeFilesystem filesystem(const std::string& path) const = 0;
   virtual std::string manager_state() const = 0;
   virtual uint64_t bytes_trimmed_total() const = 0;
+  virtual std::vector<FakeFilesystem> all() const = 0;
 
  protected:
   ~Backend() = default;
@@ -97,6 +98,35 @@ class ManagerObject final
   std::string Version() override { return "0.1.0"; }
   std::string State() override { return backend_.manager_state(); }
   uint64_t BytesTrimmedTotal() override { return backend_.bytes_trimmed_total(); }
+  uint64_t PassesTotal() override { return sum(&FakeFilesystem::passes_total); }
+  uint64_t PreemptionsTotal() override { return sum(&FakeFilesystem::preemptions_total); }
+  uint64_t PausesTotal() override { return sum(&FakeFilesystem::pauses_total); }
+  uint64_t FailuresTotal() override { return sum(&FakeFilesystem::failures_total); }
+  std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            std::string, uint32_t>>
+  GetHistory(const std::string& mount_point) override {
+    std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                              std::string, uint32_t>>
+        out;
+    bool found = mount_point.empty();
+    for (const auto& fs : backend_.all()) {
+      if (!mount_point.empty() && fs.mount_point != mount_point) continue;
+      found = true;
+      for (const auto& p : fs.history)
+        out.emplace_back(fs.mount_point, p.start, p.end, p.trim_usec, p.wait_usec, p.bytes,
+                         p.result, p.preemptions);
+    }
+    if (!found)
+      throw sdbus::Error("org.trimd.trimd1.Error.NotFound",
+                         "no filesystem remembered at " + mount_point);
+    return out;
+  }
+
+  uint64_t sum(uint64_t FakeFilesystem::*field) const {
+    uint64_t total = 0;
+    for (const auto& fs : backend_.all()) total += fs.*field;
+    return total;
+  }
 
   Backend& backend_;
 };
@@ -145,6 +175,13 @@ class FilesystemObject final
   std::string Takeover() override { return fs().takeover; }
   std::string TakeoverReason() override { return fs().takeover_reason; }
   uint64_t TakenOverSince() override { return fs().taken_over_since; }
+  uint64_t LastTrimDuration() override { return fs().last_trim_duration; }
+  uint64_t LastWaitDuration() override { return fs().last_wait_duration; }
+  uint64_t BytesTrimmedTotal() override { return fs().bytes_trimmed_total; }
+  uint64_t PassesTotal() override { return fs().passes_total; }
+  uint64_t PreemptionsTotal() override { return fs().preemptions_total; }
+  uint64_t PausesTotal() override { return fs().pauses_total; }
+  uint64_t FailuresTotal() override { return fs().failures_total; }
 
   std::string path_;
   Backend& backend_;
@@ -238,13 +275,19 @@ struct FakeTrimd::Impl final : Backend {
       f.last_trim_end = now;
       f.last_result = f.next_result;
       f.last_bytes_trimmed = f.next_bytes;
+      f.last_wait_duration = f.next_wait_usec;
+      f.last_trim_duration = f.next_usec - f.next_wait_usec;
+      f.bytes_trimmed_total += f.next_bytes;
+      ++f.passes_total;
       f.next_trim = now + 7ull * 24 * 3600 * 1000000;
     });
     {
       std::lock_guard lock(mutex);
       total += fs.next_bytes;
     }
-    announce(path, {"State", "LastTrimStart", "LastTrimEnd", "LastResult", "LastBytesTrimmed", "NextTrim"});
+    announce(path, {"State", "LastTrimStart", "LastTrimEnd", "LastResult", "LastBytesTrimmed",
+                    "NextTrim", "LastTrimDuration", "LastWaitDuration", "BytesTrimmedTotal",
+                    "PassesTotal"});
     set_manager_state("idle");
     manager->emitTrimFinished(path, fs.next_result, fs.next_bytes, fs.next_usec);
   }
@@ -320,6 +363,12 @@ struct FakeTrimd::Impl final : Backend {
   uint64_t bytes_trimmed_total() const override {
     std::lock_guard lock(mutex);
     return total;
+  }
+  std::vector<FakeFilesystem> all() const override {
+    std::lock_guard lock(mutex);
+    std::vector<FakeFilesystem> out;
+    for (const auto& [path, fs] : filesystems) out.push_back(fs);
+    return out;
   }
 
   FilesystemObject& export_filesystem(const FakeFilesystem& fs) {

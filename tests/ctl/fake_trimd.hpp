@@ -11,6 +11,17 @@
 
 namespace trimctl_test {
 
+// One remembered pass, as Manager.GetHistory returns it.
+struct FakePass {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t trim_usec = 0;
+  uint64_t wait_usec = 0;
+  uint64_t bytes = 0;
+  std::string result;
+  uint32_t preemptions = 0;
+};
+
 struct FakeFilesystem {
   std::string id;  // object path: /org/trimd/trimd1/filesystem/<id>
   std::string mount_point;
@@ -32,10 +43,20 @@ struct FakeFilesystem {
   std::string takeover = "none";
   std::string takeover_reason;
   uint64_t taken_over_since = 0;
-  // What the next pass comes to.
+  uint64_t last_trim_duration = 0;
+  uint64_t last_wait_duration = 0;
+  uint64_t bytes_trimmed_total = 0;
+  uint64_t passes_total = 0;
+  uint64_t preemptions_total = 0;
+  uint64_t pauses_total = 0;
+  uint64_t failures_total = 0;
+  std::vector<FakePass> history;
+  // What the next pass comes to (next_usec is its wall time, next_wait_usec
+  // the part of it spent waiting).
   std::string next_result = "success";
   uint64_t next_bytes = 0;
   uint64_t next_usec = 0;
+  uint64_t next_wait_usec = 0;
 };
 
 // How TrimNow plays a pass (TrimStarted, Progress 0 -> 0.5 -> 1,

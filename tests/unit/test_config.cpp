@@ -79,6 +79,7 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.skip_rotational, b.skip_rotational);
   EXPECT_EQ(a.inline_discard, b.inline_discard);
   EXPECT_EQ(a.hand_back_on_stop, b.hand_back_on_stop);
+  EXPECT_EQ(a.scope, b.scope);
 }
 
 }  // namespace
@@ -206,6 +207,7 @@ TEST(ConfigFile, ShippedTrimdTomlParsesToExactlyTheCompiledInDefaults) {
   expect_same_policy(shipped.trim, defaults.trim);
   EXPECT_TRUE(shipped.overrides.empty());
   EXPECT_EQ(shipped.log_level, defaults.log_level);
+  EXPECT_EQ(shipped.metrics_textfile, defaults.metrics_textfile);
 }
 
 TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
@@ -436,4 +438,30 @@ enabled = false
   EXPECT_EQ(home.chunk_bytes, GiB);
   ASSERT_TRUE(home.schedule.window.has_value());
   EXPECT_EQ(home.schedule.window->start_minute, 60);
+}
+
+TEST(ConfigMetrics, ReadsTheTextfilePathAndDefaultsToNone) {
+  EXPECT_EQ(Config{}.metrics_textfile, "");
+  const Config c = trimd::parse_config(
+      "[metrics]\ntextfile = \"/var/lib/prometheus/node-exporter/trimd.prom\"\n", "t.toml");
+  EXPECT_EQ(c.metrics_textfile, "/var/lib/prometheus/node-exporter/trimd.prom");
+}
+
+TEST(ConfigMetrics, RejectsARelativePathOrOneTheCollectorWouldNotRead) {
+  EXPECT_THAT(error_of("[metrics]\ntextfile = \"trimd.prom\"\n").message(),
+              testing::HasSubstr("absolute path"));
+  EXPECT_EQ(error_of("[metrics]\ntextfile = \"/tmp/trimd.txt\"\n").line(), 2);
+  EXPECT_THAT(error_of("[metrics]\nfile = \"/x.prom\"\n").message(), testing::HasSubstr("file"));
+}
+
+TEST(ConfigScope, DefaultsToMountedAndReadsFstab) {
+  EXPECT_EQ(Config{}.trim.scope, trimd::TrimPolicy::Scope::Mounted);
+  EXPECT_EQ(trimd::parse_config("[trim]\nscope = \"fstab\"\n", "t.toml").trim.scope,
+            trimd::TrimPolicy::Scope::Fstab);
+}
+
+TEST(ConfigScope, RejectsAnUnknownScopeAndScopeInAFilesystemRule) {
+  EXPECT_THAT(error_of("[trim]\nscope = \"all\"\n").message(), HasSubstr("not a scope"));
+  EXPECT_THAT(error_of("[[filesystem]]\nmatch = \"/srv\"\nscope = \"fstab\"\n").message(),
+              HasSubstr("only be set in [trim]"));
 }

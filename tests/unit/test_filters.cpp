@@ -195,6 +195,17 @@ TEST(SkipOptedOut, IgnoresFstabEntriesOfOtherMountPoints) {
   EXPECT_EQ(skip_opted_out(at(desktop(), "/home"), desktop_fstab()), std::nullopt);
 }
 
+TEST(ListedInFstab, MatchesTheMountPointWhateverTheTrailingSlashOrEscapes) {
+  EXPECT_TRUE(listed_in_fstab(at(desktop(), "/home"), desktop_fstab()));
+  EXPECT_TRUE(listed_in_fstab(at(desktop(), "/var/lib/libvirt"), desktop_fstab()));
+  EXPECT_TRUE(listed_in_fstab(at(desktop(), "/srv/My Photos"), desktop_fstab()));
+}
+
+TEST(ListedInFstab, LeavesOutMountsFstabDoesNotList) {
+  EXPECT_FALSE(listed_in_fstab(at(desktop(), "/home/ana/2024"), desktop_fstab()));
+  EXPECT_FALSE(listed_in_fstab(at(desktop(), "/home"), {}));
+}
+
 TEST(SkipNoDiscard, SkipsFilesystemsWithNoBlockDevice) {
   EXPECT_THAT(skip_no_discard(Topology{}), Optional(std::string("no block device")));
 }

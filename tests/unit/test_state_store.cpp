@@ -384,3 +384,49 @@ TEST_F(StateStoreTest, AnUnknownTakeoverOriginCountsAsCorrupt) {
   EXPECT_TRUE(StateStore{root_}.load().empty());
   EXPECT_THAT(log_.str(), HasSubstr("taken_over_by: expected \"policy\" or \"request\""));
 }
+
+TEST_F(StateStoreTest, RoundTripsLifetimeFiguresHistoryAndFirstSighting) {
+  FsRecord r = complete_record();
+  r.lifetime = trimd::Lifetime{7'000'000'000, 12, 5, 3, 1};
+  r.first_seen = trimd::from_usec(1690000000000000);
+  r.last_trimming = std::chrono::seconds{4};
+  r.last_waited = std::chrono::seconds{52};
+  r.pass_waited = std::chrono::seconds{9};
+  for (int i = 0; i < 3; ++i)
+    trimd::add_history(r, trimd::PassHistoryEntry{trimd::from_usec(1700000000000000 + i),
+                                                  trimd::from_usec(1700000100000000 + i),
+                                                  std::chrono::seconds{i}, std::chrono::seconds{2},
+                                                  1000u + i, i == 1 ? "failed: \"x\"" : "success",
+                                                  static_cast<std::uint64_t>(i)});
+  StateStore store{root_};
+  store.save({{"fs-1", r}});
+  const auto loaded = store.load().at("fs-1");
+  EXPECT_EQ(loaded.lifetime, r.lifetime);
+  EXPECT_EQ(loaded.first_seen, r.first_seen);
+  EXPECT_EQ(loaded.last_trimming, r.last_trimming);
+  EXPECT_EQ(loaded.last_waited, r.last_waited);
+  EXPECT_EQ(loaded.pass_waited, r.pass_waited);
+  EXPECT_EQ(loaded.history, r.history);
+  expect_same_record(loaded, r);
+}
+
+TEST_F(StateStoreTest, HistoryIsBoundedOldestDroppedFirst) {
+  FsRecord r;
+  for (std::uint64_t i = 0; i < trimd::kHistoryLength + 5; ++i)
+    trimd::add_history(r, trimd::PassHistoryEntry{{}, {}, {}, {}, i, "success", 0});
+  ASSERT_EQ(r.history.size(), trimd::kHistoryLength);
+  EXPECT_EQ(r.history.front().bytes, 5u);
+}
+
+TEST_F(StateStoreTest, AFileWithoutTheNewFieldsLoadsWithZeroFigures) {
+  write_text(root_ / "state.toml", "[\"fs-1\"]\nmount_point = \"/a\"\nlast_result = \"success\"\n");
+  const auto loaded = StateStore{root_}.load().at("fs-1");
+  EXPECT_EQ(loaded.lifetime, trimd::Lifetime{});
+  EXPECT_TRUE(loaded.history.empty());
+  EXPECT_FALSE(loaded.first_seen);
+}
+
+TEST_F(StateStoreTest, AHistoryThatIsNotAnArrayOfTablesCountsAsCorrupt) {
+  write_text(root_ / "state.toml", "[\"fs-1\"]\nhistory = [1, 2]\n");
+  EXPECT_TRUE(StateStore{root_}.load().empty());
+}

@@ -1,0 +1,135 @@
+// The Prometheus text file: its content, its atomic replacement, and
+// promtool's verdict on it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "metrics.hpp"
+
+using namespace trimd;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+FsStatus trimmed_fs() {
+  FsStatus s;
+  s.id = "a";
+  s.mount_point = "/srv/vm \"images\"";
+  s.fs_type = "ext4";
+  s.state = FsState::Waiting;
+  s.waiting_for = "disks_busy";
+  s.busy_disk = "sda";
+  s.busy_limit = IdleLimit::Iops;
+  s.last_trim_start = from_usec(1'700'000'000'000'000);
+  s.last_trim_end = from_usec(1'700'000'060'000'000);
+  s.last_result = "failed: Input/output error";
+  s.last_bytes_trimmed = 4096;
+  s.last_trimming = std::chrono::seconds{8};
+  s.last_waited = std::chrono::seconds{52};
+  s.lifetime = Lifetime{1 << 30, 3, 2, 1, 1};
+  s.size = 10ull << 30;
+  s.inline_discard = true;
+  return s;
+}
+
+FsStatus fresh_fs() {
+  FsStatus s;
+  s.id = "b";
+  s.mount_point = "/home";
+  s.fs_type = "xfs";
+  s.state = FsState::Scheduled;
+  s.next_trim = from_usec(1'800'000'000'000'000);
+  return s;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in{file};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class MetricsFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/trimd-metrics-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
+}  // namespace
+
+TEST(Metrics, GiveLifetimeCountersPerFilesystemAndInTotal) {
+  const auto text = render_metrics({trimmed_fs(), fresh_fs()}, Lifetime{1 << 30, 3, 2, 1, 1});
+  EXPECT_THAT(text, HasSubstr("# TYPE trimd_bytes_trimmed_total counter\ntrimd_bytes_trimmed_total 1073741824\n"));
+  EXPECT_THAT(text, HasSubstr("trimd_filesystem_passes_total{mount_point=\"/srv/vm \\\"images\\\"\",fs_type=\"ext4\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("trimd_filesystem_pass_failures_total{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
+}
+
+TEST(Metrics, GiveTheLastPassSplitIntoTrimmingAndWaitingWithItsResult) {
+  const auto text = render_metrics({trimmed_fs()}, {});
+  EXPECT_THAT(text, HasSubstr("phase=\"trimming\"} 8\n"));
+  EXPECT_THAT(text, HasSubstr("phase=\"waiting\"} 52\n"));
+  EXPECT_THAT(text, HasSubstr("result=\"failed\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("result=\"success\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("trimd_filesystem_last_pass_end_timestamp_seconds{mount_point=\"/srv/vm \\\"images\\\"\",fs_type=\"ext4\"} 1700000060\n"));
+}
+
+TEST(Metrics, GiveTheStateAndWhatAWaitingFilesystemWaitsFor) {
+  const auto text = render_metrics({trimmed_fs(), fresh_fs()}, {});
+  EXPECT_THAT(text, HasSubstr("state=\"waiting\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("fs_type=\"xfs\",state=\"scheduled\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("reason=\"disks_busy\",disk=\"sda\",limit=\"iops\"} 1\n"));
+  EXPECT_THAT(text, Not(HasSubstr("trimd_filesystem_waiting{mount_point=\"/home\"")));
+  EXPECT_THAT(text, HasSubstr("trimd_filesystem_inline_discard{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
+}
+
+TEST_F(MetricsFile, IsReplacedWholeWithMode0644AndNoTemporaryFileLeft) {
+  const auto file = dir_ / "trimd.prom";
+  write_textfile(file, "old\n");
+  write_textfile(file, "new\n");
+  EXPECT_EQ(read_text(file), "new\n");
+  struct stat st{};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(MetricsFile, ThatCannotBeWrittenThrowsAndLeavesNothingBehind) {
+  EXPECT_THROW(write_textfile(dir_ / "missing" / "trimd.prom", "x\n"), std::system_error);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 0);
+}
+
+TEST_F(MetricsFile, PassesPromtoolCheckMetrics) {
+  const char* promtool = "/usr/bin/promtool";
+  if (::access(promtool, X_OK) != 0) {
+    if (in_ci()) FAIL() << "promtool is missing (Debian: apt-get install prometheus)";
+    GTEST_SKIP() << "promtool is missing (Debian package prometheus)";
+  }
+  const auto file = dir_ / "trimd.prom";
+  write_textfile(file, render_metrics({trimmed_fs(), fresh_fs()}, Lifetime{1 << 30, 3, 2, 1, 1}));
+  const std::string command =
+      std::string(promtool) + " check metrics < " + file.string() + " > " +
+      (dir_ / "promtool.out").string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_text(dir_ / "promtool.out");
+  EXPECT_EQ(read_text(dir_ / "promtool.out"), "") << "no lint findings";
+}
