@@ -108,8 +108,15 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       spdlog::info("{}: tracking {} on {}", fs->fs.mount.mount_point, fs->fs.mount.fs_type,
                    fs->fs.mount.source);
     else
-      spdlog::warn("{}: not trimming {} on {}: {}", fs->fs.mount.mount_point,
-                   fs->fs.mount.fs_type, fs->fs.mount.source, fs->untrimmable_reason());
+      log_event(EventId::FilesystemSkipped, spdlog::level::warn,
+                [&] {
+                  LogFields fields = event_fields(fs->fs);
+                  fields.push_back({"REASON", fs->untrimmable_reason()});
+                  return fields;
+                }(),
+                fmt::format("{}: not trimming {} on {}: {}", fs->fs.mount.mount_point,
+                            fs->fs.mount.fs_type, fs->fs.mount.source,
+                            fs->untrimmable_reason()));
     if (record.cursor && fs->trimmable() && !cursor_in_range(fs->fs.geometry, *record.cursor)) {
       spdlog::warn("{}: the saved cursor {} lies beyond the filesystem; its pass starts over",
                    fs->fs.mount.mount_point, *record.cursor);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "chunk_sizing.hpp"
+#include "log_event.hpp"
 #include "manager.hpp"
 #include "manager_tracked.hpp"
 
@@ -74,6 +75,12 @@ std::string Wait::key() const {
   return {};
 }
 
+LogFields event_fields(const DiscoveredFs& fs) {
+  return {{"MOUNT_POINT", fs.mount.mount_point},
+          {"DEVICE", fs.mount.source},
+          {"FSTYPE", fs.mount.fs_type}};
+}
+
 void Manager::start_pass(Tracked& fs, TimePoint now) {
   Pass& pass = fs.pass.emplace();
   pass.start = now;
@@ -82,15 +89,14 @@ void Manager::start_pass(Tracked& fs, TimePoint now) {
     pass.ignore_idle = fs.request->ignore_idle;
     fs.request.reset();
   }
-  if (fs.policy.chunk_time.count() > 0)
-    spdlog::info("{}: trim pass starting ({}, {}, chunks of up to {} sized to take {})",
-                 fs.fs.mount.mount_point, fs.fs.mount.fs_type,
-                 format_size(fs.fs.geometry.size_bytes), format_size(fs.policy.chunk_bytes),
-                 format_duration(fs.policy.chunk_time));
-  else
-    spdlog::info("{}: trim pass starting ({}, {} in chunks of {})", fs.fs.mount.mount_point,
-                 fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes),
-                 format_size(fs.policy.chunk_bytes));
+  const std::string sizing =
+      fs.policy.chunk_time.count() > 0
+          ? fmt::format("chunks of up to {} sized to take {}", format_size(fs.policy.chunk_bytes),
+                        format_duration(fs.policy.chunk_time))
+          : fmt::format("chunks of {}", format_size(fs.policy.chunk_bytes));
+  log_event(EventId::PassStarted, spdlog::level::info, event_fields(fs.fs),
+            fmt::format("{}: trim pass starting ({}, {}, {})", fs.fs.mount.mount_point,
+                        fs.fs.mount.fs_type, format_size(fs.fs.geometry.size_bytes), sizing));
   record_progress(fs);
 }
 
@@ -150,13 +156,22 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   reschedule(fs, now);
   finished_[fs.fs.id] = outcome;
 
-  auto log = outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn;
-  spdlog::log(log,
-              "{}: trim pass {}: {} discarded (FITRIM reported {}) in {} (waited {}), {} chunks, "
-              "{} pauses for foreground I/O, {} chunks preempted",
-              fs.fs.mount.mount_point, text, format_size(pass.bytes_discarded),
-              format_size(pass.bytes_reported), format_duration(trimming),
-              format_duration(waited), pass.chunks, pass.foreground_pauses, pass.preemptions);
+  const bool failed = outcome.result == PassResult::Failed;
+  LogFields fields = event_fields(fs.fs);
+  fields.push_back({"RESULT", text});
+  fields.push_back({"BYTES", std::to_string(bytes)});
+  fields.push_back({"DURATION_USEC", std::to_string(trimming.count())});
+  fields.push_back({"WAIT_USEC", std::to_string(waited.count())});
+  fields.push_back({"PREEMPTIONS", std::to_string(pass.preemptions)});
+  log_event(failed ? EventId::PassFailed : EventId::PassFinished,
+            outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn,
+            fields,
+            fmt::format("{}: trim pass {}: {} discarded (FITRIM reported {}) in {} (waited {}), "
+                        "{} chunks, {} pauses for foreground I/O, {} chunks preempted",
+                        fs.fs.mount.mount_point, text, format_size(pass.bytes_discarded),
+                        format_size(pass.bytes_reported), format_duration(trimming),
+                        format_duration(waited), pass.chunks, pass.foreground_pauses,
+                        pass.preemptions));
   // The split of the time is on the bus before TrimFinished.
   notify(fs, now);
   for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, text, bytes, elapsed);
@@ -173,8 +188,11 @@ void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mo
   idleness_.mark_busy(job.disks, now);
   pass.not_before = mono + fs.policy.chunk_pause;
   pass.backoff = WaitReason::Pacing;
-  spdlog::debug("{}: chunk at offset {} preempted ({} in a row)", fs.fs.mount.mount_point,
-                job.range.start, pass.preempted_in_a_row);
+  LogFields fields = event_fields(fs.fs);
+  fields.push_back({"OFFSET", std::to_string(job.range.start)});
+  log_event(EventId::PassPreempted, spdlog::level::debug, fields,
+            fmt::format("{}: chunk at offset {} preempted ({} in a row)", fs.fs.mount.mount_point,
+                        job.range.start, pass.preempted_in_a_row));
   record_progress(fs);
   after_chunk(fs, now);
 }

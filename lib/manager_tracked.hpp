@@ -6,9 +6,13 @@
 #include <optional>
 #include <string>
 
+#include "log_event.hpp"
 #include "manager.hpp"
 
 namespace trimd {
+
+// The journal fields that say which filesystem a pass event is about.
+LogFields event_fields(const DiscoveredFs& fs);
 
 // Why a filesystem that wants to trim does not right now.
 enum class WaitReason {

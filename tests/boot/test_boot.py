@@ -228,6 +228,26 @@ def check_trim(box, checks, fs):
                  trim.stdout[-500:])
 
 
+PASS_FINISHED_ID = "7b0a00ec70094b2393531ef1942a9c1e"  # trimd(8), lib/log_event.cpp
+
+
+def check_pass_in_journal(box, checks):
+    """The journal answers "when was it last trimmed, and how much" by fields."""
+    query = f"journalctl --no-pager -o json MESSAGE_ID={PASS_FINISHED_ID} MOUNT_POINT={TRIMTEST}"
+
+    def finished_passes():
+        lines = box.sh(query, check=False).stdout.splitlines()
+        entries = [json.loads(line) for line in lines if line.strip()]
+        return [e for e in entries
+                if e.get("RESULT") == "success" and int(e.get("BYTES", "0")) > 0
+                and "DURATION_USEC" in e]
+
+    done = wait_for(finished_passes, 10, step=0.5)
+    checks.check(bool(done), f"journalctl MESSAGE_ID=<pass finished> MOUNT_POINT={TRIMTEST}: "
+                 f"{len(done or [])} successful pass(es) with BYTES and DURATION_USEC",
+                 box.sh(query.replace("-o json", "-o verbose") + " -n 1", check=False).stdout)
+
+
 def check_polkit(box, checks):
     refused = box.sh(f"trimctl pause {TRIMTEST}", check=False, user="alice")
     checks.check(refused.returncode != 0, "a user who is not root is refused", refused.stdout)
@@ -289,6 +309,7 @@ def main():
                      check_activation, check_journal):
             step(box, checks)
         check_trim(box, checks, fs)
+        check_pass_in_journal(box, checks)
         check_polkit(box, checks)
         check_stop_mid_pass(box, checks)
     except Exception as error:  # a broken step is a failure, and cleanup still runs

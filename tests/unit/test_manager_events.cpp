@@ -1,0 +1,118 @@
+// The manager's pass events carry MESSAGE_ID= and the fields trimd(8)
+// promises, so that the journal answers "when was /home last trimmed and how
+// much" without anyone parsing log wording.
+#include <gmock/gmock.h>
+#include <spdlog/sinks/base_sink.h>
+
+#include <mutex>
+
+#include "log_event.hpp"
+#include "manager_fixture.hpp"
+
+using namespace trimd;
+using namespace trimd::test;
+using namespace std::chrono_literals;
+using ::testing::Contains;
+
+namespace {
+
+// Keeps the fields of every line logged through log_event().
+class FieldSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  std::vector<LogFields> events;
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg&) override {
+    if (!current_log_fields().empty()) events.push_back(current_log_fields());
+  }
+  void flush_() override {}
+};
+
+std::string field(const LogFields& fields, const std::string& name) {
+  for (const auto& f : fields)
+    if (f.name == name) return f.value;
+  return {};
+}
+
+class ManagerEvents : public ManagerTest {
+ protected:
+  void SetUp() override {
+    previous_ = spdlog::default_logger();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink_));
+    spdlog::set_level(spdlog::level::debug);
+  }
+  void TearDown() override { spdlog::set_default_logger(previous_); }
+
+  std::vector<LogFields> events_with(EventId id) const {
+    std::vector<LogFields> out;
+    for (const auto& e : sink_->events)
+      if (field(e, "MESSAGE_ID") == message_id(id)) out.push_back(e);
+    return out;
+  }
+
+  std::shared_ptr<FieldSink> sink_ = std::make_shared<FieldSink>();
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TEST_F(ManagerEvents, APassLogsItsStartAndItsEndWithMountPointBytesAndDuration) {
+  disks["loop0"] = {};
+  auto m = make();
+  m->update_filesystems({make_fs("/home", "loop0")}, now);
+  pass_time(*m, 6);
+  run_to_completion(*m);
+
+  const auto started = events_with(EventId::PassStarted);
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(field(started[0], "MOUNT_POINT"), "/home");
+  EXPECT_EQ(field(started[0], "DEVICE"), "/dev/loop0");
+  EXPECT_EQ(field(started[0], "FSTYPE"), "ext4");
+  const auto finished = events_with(EventId::PassFinished);
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(field(finished[0], "MOUNT_POINT"), "/home");
+  EXPECT_EQ(field(finished[0], "RESULT"), "success");
+  EXPECT_EQ(field(finished[0], "BYTES"), "10000");  // 10 chunks, 1000 bytes each
+  EXPECT_FALSE(field(finished[0], "DURATION_USEC").empty());
+  EXPECT_TRUE(events_with(EventId::PassFailed).empty());
+}
+
+TEST_F(ManagerEvents, AFailedPassIsItsOwnKindOfEvent) {
+  disks["loop0"] = {};
+  auto m = make();
+  auto jobs = track_and_start(*m, make_fs("/srv", "loop0"));
+  ASSERT_EQ(jobs.size(), 1u);
+  m->chunk_finished(jobs[0], failed(TrimStatus::Error), now, mono);
+
+  const auto failures = events_with(EventId::PassFailed);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(field(failures[0], "MOUNT_POINT"), "/srv");
+  EXPECT_EQ(field(failures[0], "RESULT").rfind("failed", 0), 0u);
+  EXPECT_TRUE(events_with(EventId::PassFinished).empty());
+}
+
+TEST_F(ManagerEvents, APreemptedChunkLogsWhereItWasCut) {
+  disks["loop0"] = {};
+  auto m = make();
+  auto jobs = track_and_start(*m, make_fs("/data", "loop0"));
+  ASSERT_EQ(jobs.size(), 1u);
+  m->chunk_preempted(jobs[0], now, mono);
+
+  const auto preempted = events_with(EventId::PassPreempted);
+  ASSERT_EQ(preempted.size(), 1u);
+  EXPECT_EQ(field(preempted[0], "MOUNT_POINT"), "/data");
+  EXPECT_EQ(field(preempted[0], "OFFSET"), std::to_string(jobs[0].range.start));
+}
+
+TEST_F(ManagerEvents, AFilesystemLeftAloneSaysWhy) {
+  disks["loop0"] = {};
+  Config config = quick_config();
+  config.trim.enabled = false;
+  auto m = make(config);
+  m->update_filesystems({make_fs("/boot", "loop0")}, now);
+
+  const auto skipped = events_with(EventId::FilesystemSkipped);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(field(skipped[0], "MOUNT_POINT"), "/boot");
+  EXPECT_FALSE(field(skipped[0], "REASON").empty());
+}
+
+}  // namespace
