@@ -239,9 +239,9 @@ void Daemon::shut_down() {
 int Daemon::run() {
   setup_signals();
   StateMap state = store_.load();
-  if (const auto dropped = prune_unseen(state, now()))
-    spdlog::info("forgot {} filesystems not seen for {}", dropped,
-                 format_duration(kForgetUnseenAfter));
+  if (const auto dropped = prune_unseen(state, now(), config_.trim.forget_after))
+    spdlog::info("forgot {} filesystems not seen for {} (forget_after)", dropped,
+                 format_duration(config_.trim.forget_after));
   manager_ = std::make_unique<Manager>(config_, std::move(state), now());
   takeover_ = std::make_unique<TakeoverController>(*manager_, remounter_);
   runner_ = std::make_unique<ChunkRunner>(

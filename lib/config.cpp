@@ -65,6 +65,8 @@ constexpr DurationRange kIdleWindowRange{0s, 24h, "0", "1d"};
 constexpr DurationRange kPreemptRange{0s, 1s, "0", "1s"};
 // Between and within chunks: a pass must not stall for days.
 constexpr DurationRange kChunkRange{0s, 1h, "0", "1h"};
+// Shorter than a day would forget a filesystem unmounted over a weekend.
+constexpr DurationRange kForgetRange{24h, kMaxPolicyDuration, "1d", "10 years"};
 
 // Reads typed values out of one parsed document. `name` is the dotted key
 // ("trim.chunk_size") that messages start with.
@@ -224,9 +226,9 @@ bool read_policy_key(const Reader& r, const std::string& name, const toml::key& 
 }
 
 // Only [trim] sets these: they steer trimd as a whole, not one filesystem.
-constexpr std::array<std::string_view, 5> trim_only_keys{"first_delay", "gentle_chunk_size",
+constexpr std::array<std::string_view, 6> trim_only_keys{"first_delay", "gentle_chunk_size",
                                                          "gentle_pause", "hand_back_on_stop",
-                                                         "scope"};
+                                                         "scope", "forget_after"};
 
 TrimPolicy::Scope read_scope(const Reader& r, const std::string& name, const toml::node& value) {
   const std::string text = r.string(name, value);
@@ -257,6 +259,8 @@ void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
       policy.hand_back_on_stop = r.boolean(name, value);
     else if (key == "scope")
       policy.scope = read_scope(r, name, value);
+    else if (key == "forget_after")
+      policy.forget_after = r.duration(name, value, kForgetRange);
     else
       fail_unknown_key(r, name, key);
   }

@@ -44,6 +44,9 @@ struct TrimPolicy {
   // [trim] only: on a clean stop, give back `discard` to the filesystems
   // trimd took over, so none is left with neither inline discard nor trimd.
   bool hand_back_on_stop = true;
+  // [trim] only: the state file forgets a filesystem not mounted for this
+  // long, so that it stays small on hosts where filesystems come and go.
+  Duration forget_after = std::chrono::hours{24 * 90};
   // [trim] scope: "mounted" trims every eligible mounted filesystem; "fstab"
   // only those /etc/fstab lists (as fstrim.service does). [trim] only.
   enum class Scope { Mounted, Fstab };

@@ -89,14 +89,11 @@ using StateMap = std::map<std::string, FsRecord>;  // key: filesystem id
 // (bad TOML, a value of the wrong type or out of range). `file` names it.
 StateMap parse_state(std::string_view text, const std::filesystem::path& file);
 
-// Records of filesystems not seen (nor trimmed) for this long are dropped:
-// images mounted once, disks long gone. The file stays small.
-inline constexpr Duration kForgetUnseenAfter = std::chrono::hours{24 * 180};
-
 // Drops from `state` every record whose last sighting (or, in an older file,
-// last pass) is more than `keep` before `now`; a record with neither stays.
+// last pass) is more than `keep` (the policy's forget_after) before `now`:
+// images mounted once, disks long gone. A record with neither stays.
 // Returns how many went.
-std::size_t prune_unseen(StateMap& state, TimePoint now, Duration keep = kForgetUnseenAfter);
+std::size_t prune_unseen(StateMap& state, TimePoint now, Duration keep);
 
 class StateStore {
  public:

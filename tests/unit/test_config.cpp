@@ -80,6 +80,7 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.inline_discard, b.inline_discard);
   EXPECT_EQ(a.hand_back_on_stop, b.hand_back_on_stop);
   EXPECT_EQ(a.scope, b.scope);
+  EXPECT_EQ(a.forget_after, b.forget_after);
 }
 
 }  // namespace
@@ -458,6 +459,15 @@ TEST(ConfigScope, DefaultsToMountedAndReadsFstab) {
   EXPECT_EQ(Config{}.trim.scope, trimd::TrimPolicy::Scope::Mounted);
   EXPECT_EQ(trimd::parse_config("[trim]\nscope = \"fstab\"\n", "t.toml").trim.scope,
             trimd::TrimPolicy::Scope::Fstab);
+}
+
+TEST(ConfigForgetAfter, DefaultsToNinetyDaysAndRefusesLessThanADay) {
+  EXPECT_EQ(Config{}.trim.forget_after, std::chrono::hours{24 * 90});
+  EXPECT_EQ(trimd::parse_config("[trim]\nforget_after = \"30d\"\n", "t.toml").trim.forget_after,
+            std::chrono::hours{24 * 30});
+  EXPECT_THAT(error_of("[trim]\nforget_after = \"1h\"\n").message(), HasSubstr("less than 1d"));
+  EXPECT_THAT(error_of("[[filesystem]]\nmatch = \"/srv\"\nforget_after = \"30d\"\n").message(),
+              HasSubstr("only be set in [trim]"));
 }
 
 TEST(ConfigScope, RejectsAnUnknownScopeAndScopeInAFilesystemRule) {

@@ -344,11 +344,12 @@ TEST(PruneUnseen, DropsRecordsNotSeenWithinTheHorizonAndKeepsTheRest) {
   const auto now = trimd::from_usec(1800000000000000);
   StateMap state;
   state["recent"].last_seen = now - 24h;
-  state["gone"].last_seen = now - trimd::kForgetUnseenAfter - 1s;
+  const trimd::Duration keep = 90 * 24h;
+  state["gone"].last_seen = now - keep - 1s;
   state["old-file-recent-pass"].last_end = now - 24h;
-  state["old-file-old-pass"].last_end = now - 400 * 24h;
+  state["old-file-old-pass"].last_end = now - 100 * 24h;
   state["never-trimmed-no-sighting"] = FsRecord{};
-  EXPECT_EQ(trimd::prune_unseen(state, now), 2u);
+  EXPECT_EQ(trimd::prune_unseen(state, now, keep), 2u);
   EXPECT_EQ(state.count("recent"), 1u);
   EXPECT_EQ(state.count("old-file-recent-pass"), 1u);
   EXPECT_EQ(state.count("never-trimmed-no-sighting"), 1u);
