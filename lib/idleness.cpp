@@ -86,9 +86,10 @@ IoBytes own_io_of(const std::map<std::string, IoBytes>& own, const std::string& 
 
 const char* to_string(IdleLimit limit) {
   switch (limit) {
-    case IdleLimit::Iops: return "reads and writes per second above max_iops";
-    case IdleLimit::Throughput: return "throughput above max_bytes_per_sec";
-    case IdleLimit::BusyTime: return "busy time above max_busy_fraction";
+    // The [idle] keys an admin would change, by their names in trimd.toml.
+    case IdleLimit::Iops: return "IOPS above max_iops";
+    case IdleLimit::Throughput: return "throughput above max_throughput";
+    case IdleLimit::BusyTime: return "busy time above max_busy";
     case IdleLimit::Settling: return "quiet for less than the idle window";
     case IdleLimit::Unseen: return "not in /proc/diskstats";
   }

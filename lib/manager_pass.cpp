@@ -52,7 +52,8 @@ std::string Wait::text() const {
   switch (reason) {
     case WaitReason::None: return {};
     case WaitReason::DisksBusy:
-      return "waiting for the disks to go idle (" + busy.disk + ": " + to_string(busy.limit) + ")";
+      // The disk first: a progress bar at 80 columns keeps only the start.
+      return "disk " + busy.disk + ": " + to_string(busy.limit);
     case WaitReason::OutsideWindow: return "outside the trim window";
     case WaitReason::DiskShared: return "another filesystem on the same disk is being trimmed";
     case WaitReason::Paused: return "paused on request";
