@@ -157,8 +157,9 @@ def trimd_pass_line(r):
     redo = (f"{len(preempted)} chunk(s) preempted, {mib(r.get('redone_bytes', 0))} MiB of "
             "discards redone; " if preempted is not None else "")
     return (f"{p['chunks']} chunk(s), {p['pauses']} pause(s) for foreground I/O, {redo}"
-            f"{f(p.get('active_s'), 1)} s from first chunk to the end of the pass; it logged "
-            f"\"{logged.get('discarded', '?')} discarded in {logged.get('duration', '?')}\".\n")
+            f"{f(p.get('active_s'), 1)} s from first chunk to the end of the pass; "
+            f"{mib(logged.get('bytes'))} MiB discarded in {f(logged.get('duration_s'), 1)} s of "
+            "trimming (trimd's own count).\n")
 
 
 def w2_section(w2, charts, small_chunk, latency_ms):

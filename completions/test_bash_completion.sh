@@ -43,5 +43,6 @@ expect " " "$(complete_line _trimctl trimctl status --ig)" "no trim options for 
 expect "/proc " "$(complete_line _trimctl trimctl status /pro)" "mount points"
 expect "--dry-run " "$(complete_line _trimd trimd --dry)" "trimd options"
 expect "debug " "$(complete_line _trimd trimd --log-level de)" "log levels"
+expect "json " "$(complete_line _trimd trimd --log-format j)" "log formats"
 [ "$failures" = 0 ] && echo "all completions as expected"
 exit $((failures > 0))

@@ -17,6 +17,10 @@ _trimd() {
             COMPREPLY=($(compgen -W "trace debug info warn error" -- "$cur"))
             return
             ;;
+        --log-format)
+            COMPREPLY=($(compgen -W "text json" -- "$cur"))
+            return
+            ;;
         --bus-address)
             return
             ;;
@@ -24,7 +28,7 @@ _trimd() {
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--config --state-dir --foreground --dry-run --once
-            --check-config --bus-address --no-bus --log-level --version --help" -- "$cur"))
+            --check-config --bus-address --no-bus --log-level --log-format --version --help" -- "$cur"))
         return
     fi
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <poll.h>
 
+#include "log_event.hpp"
+
 namespace trimd {
 
 namespace {
@@ -127,22 +129,32 @@ void ChunkRunner::stop_all() {
   for (auto& [serial, chunk] : chunks_) stop(serial);
 }
 
-// One JSON object per preemption, for tools (bench/) that time reactions and
-// count the work a redo repeats: `discarded` is what the killed call had
+// The fields of a preemption, for tools (bench/) that time reactions and
+// count the work a redo repeats: REDONE_BYTES is what the killed call had
 // already sent, to be sent again.
 void ChunkRunner::log_preemption(const Chunk& chunk, const ChunkReport& report,
                                  std::int64_t exited_at) {
   const auto after = discarded(sample_(), report.job.disks);
-  const std::uint64_t lost = chunk.discarded_before && after && *after >= *chunk.discarded_before
-                                 ? *after - *chunk.discarded_before
-                                 : 0;
-  spdlog::info("{}: preempted {{\"event\":\"preempted\",\"disk\":\"{}\",\"reason\":\"{}\","
-               "\"foreground_bytes\":{},\"start\":{},\"len\":{},\"discarded\":{},"
-               "\"killed_at_us\":{},\"exited_at_us\":{}}}",
-               report.job.target.mount_point, report.decision.disk,
-               to_string(report.decision.reason), report.decision.foreground_bytes,
-               report.job.range.start, report.job.range.len, lost, chunk.killed_at_usec,
-               exited_at);
+  const std::uint64_t redone = chunk.discarded_before && after && *after >= *chunk.discarded_before
+                                   ? *after - *chunk.discarded_before
+                                   : 0;
+  const auto& job = report.job;
+  const LogFields fields = {{"MOUNT_POINT", job.target.mount_point},
+                            {"FSTYPE", job.fs_type},
+                            {"DISK", report.decision.disk},
+                            {"REASON", to_string(report.decision.reason)},
+                            {"FOREGROUND_BYTES", std::to_string(report.decision.foreground_bytes)},
+                            {"OFFSET", std::to_string(job.range.start)},
+                            {"LENGTH", std::to_string(job.range.len)},
+                            {"REDONE_BYTES", std::to_string(redone)},
+                            {"KILLED_AT_USEC", std::to_string(chunk.killed_at_usec)},
+                            {"EXITED_AT_USEC", std::to_string(exited_at)}};
+  log_event(EventId::RunnerKilled, spdlog::level::info, fields,
+            fmt::format("{}: {} on {}; the FITRIM runner was killed and gone {} us later, "
+                        "its chunk at offset {} will be redone ({} bytes already discarded)",
+                        job.target.mount_point, to_string(report.decision.reason),
+                        report.decision.disk, exited_at - chunk.killed_at_usec,
+                        job.range.start, redone));
 }
 
 void ChunkRunner::on_exit(std::uint64_t serial) {

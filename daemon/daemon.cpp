@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "bus_service.hpp"
+#include "log_event.hpp"
 #include "status_line.hpp"
 #include "watchdog.hpp"
 #include "watchers.hpp"
@@ -61,7 +62,11 @@ void Daemon::on_signal() {
       try {
         reload();
       } catch (const ConfigError& e) {
-        spdlog::error("reload failed, keeping the old configuration: {}", e.what());
+        log_event(EventId::ReloadFailed, spdlog::level::err,
+                  {{"CONFIG_FILE", e.file()},
+                   {"CONFIG_LINE", std::to_string(e.line())},
+                   {"CONFIG_COLUMN", std::to_string(e.column())}},
+                  fmt::format("reload failed, keeping the old configuration: {}", e.what()));
       }
     } else {
       spdlog::info("{} received, stopping", info.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -87,7 +92,8 @@ void Daemon::reload() {
   sample_timer_->arm_every(config_.sample_interval);
   runner_->set_preempt_interval(runner_interval(config_));
   spdlog::set_level(spdlog::level::from_str(options_.log_level.value_or(config_.log_level)));
-  spdlog::info("configuration reloaded from {}", options_.config_path);
+  log_event(EventId::ConfigReloaded, spdlog::level::info, {{"CONFIG_FILE", options_.config_path}},
+            fmt::format("configuration reloaded from {}", options_.config_path));
   sd_notify(0, "READY=1");
   kick();
 }
@@ -265,8 +271,11 @@ int Daemon::run() {
   const auto watchdog = start_watchdog(loop_);  // keep-alives while the loop runs
 
   const auto statuses = manager_->statuses(now());
-  spdlog::info("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),
-               store_.path().string());
+  log_event(EventId::DaemonStarted, spdlog::level::info,
+            {{"FILESYSTEMS", std::to_string(statuses.size())},
+             {"STATE_FILE", store_.path().string()}},
+            fmt::format("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),
+                        store_.path().string()));
   sd_notify(0, "READY=1");
   pump();
   loop_.run();

@@ -10,6 +10,7 @@
 #include "config.hpp"
 #include "daemon.hpp"
 #include "journal_sink.hpp"
+#include "json_sink.hpp"
 #include "options.hpp"
 
 using namespace trimd;
@@ -20,9 +21,11 @@ namespace {
 // restart into the same broken policy (RestartPreventExitStatus=).
 constexpr int kExitConfig = 78;
 
-void setup_logging(const std::string& level) {
+void setup_logging(const std::string& level, LogFormat format) {
   std::shared_ptr<spdlog::logger> logger;
-  if (stderr_is_journal()) {
+  if (format == LogFormat::Json) {
+    logger = std::make_shared<spdlog::logger>("trimd", std::make_shared<JsonSink>());
+  } else if (format == LogFormat::Auto && stderr_is_journal()) {
     // Under systemd: native journal entries, with priorities and fields.
     logger = std::make_shared<spdlog::logger>("trimd", std::make_shared<JournalSink>());
   } else {
@@ -68,7 +71,7 @@ int main(int argc, char** argv) {
       std::printf("%s: configuration is valid\n", options.config_path.c_str());
     return 0;
   }
-  setup_logging(options.log_level.value_or(config.log_level));
+  setup_logging(options.log_level.value_or(config.log_level), options.log_format);
 
   try {
     if (options.dry_run) return run_dry_run(config, options.state_dir);

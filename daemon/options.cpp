@@ -8,7 +8,13 @@ namespace trimd {
 
 namespace {
 
-enum LongOnly { kBusAddress = 1000, kNoBus, kLogLevel };
+enum LongOnly { kBusAddress = 1000, kNoBus, kLogLevel, kLogFormat };
+
+LogFormat parse_log_format(const std::string& text) {
+  if (text == "text") return LogFormat::Text;
+  if (text == "json") return LogFormat::Json;
+  throw UsageError("--log-format takes text or json, not '" + text + "'");
+}
 
 const option kLongOptions[] = {
     {"config", required_argument, nullptr, 'c'},
@@ -20,6 +26,7 @@ const option kLongOptions[] = {
     {"bus-address", required_argument, nullptr, kBusAddress},
     {"no-bus", no_argument, nullptr, kNoBus},
     {"log-level", required_argument, nullptr, kLogLevel},
+    {"log-format", required_argument, nullptr, kLogFormat},
     {"version", no_argument, nullptr, 'V'},
     {"help", no_argument, nullptr, 'h'},
     {nullptr, 0, nullptr, 0},
@@ -47,6 +54,9 @@ Options:
       --bus-address ADDR D-Bus address to serve on instead of the system bus
       --no-bus           do not serve D-Bus at all
       --log-level LEVEL  trace, debug, info, warn or error
+      --log-format FMT   text, or json: one object per line with the fields
+                         the journal gets (default: the journal under
+                         systemd, else text)
   -V, --version          print the version and exit
   -h, --help             print this help and exit
 
@@ -72,6 +82,7 @@ Options parse_options(int argc, char** argv) {
       case kBusAddress: opts.bus_address = optarg; break;
       case kNoBus: opts.no_bus = true; break;
       case kLogLevel: opts.log_level = optarg; break;
+      case kLogFormat: opts.log_format = parse_log_format(optarg); break;
       case 'V': opts.show_version = true; break;
       case 'h': opts.show_help = true; break;
       case ':':

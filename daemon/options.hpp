@@ -8,6 +8,10 @@
 
 namespace trimd {
 
+// Where log lines go and how: the journal natively when stderr is the
+// journal stream systemd set up, else text; or JSON lines on stderr.
+enum class LogFormat { Auto, Text, Json };
+
 struct Options {
   std::string config_path;
   bool config_given = false;  // --config: a missing file is then an error
@@ -22,6 +26,7 @@ struct Options {
   bool show_version = false;
   bool show_help = false;
   std::optional<std::string> log_level;  // --log-level overrides the config
+  LogFormat log_format = LogFormat::Auto;
 };
 
 class UsageError : public std::runtime_error {

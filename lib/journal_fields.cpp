@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+
+#include "utf8.hpp"
 
 namespace trimd {
 
@@ -17,6 +20,33 @@ template <typename Number>
 bool parse_whole(std::string_view text, Number& out) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
   return error == std::errc{} && end == text.data() + text.size() && !text.empty();
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void append_json_bytes(std::string& out, std::string_view bytes) {
+  out += '[';
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(static_cast<unsigned char>(bytes[i]));
+  }
+  out += ']';
 }
 
 }  // namespace
@@ -49,6 +79,24 @@ std::vector<std::string> journal_entry(std::string_view message, int priority,
     if (valid_journal_field_name(field.name) && !reserved_for_the_sink(field.name))
       entry.push_back(field.name + "=" + field.value);
   return entry;
+}
+
+std::string json_log_line(std::int64_t realtime_usec, const std::vector<std::string>& entry) {
+  std::string out = "{\"__REALTIME_TIMESTAMP\":\"" + std::to_string(realtime_usec) + '"';
+  for (const auto& field : entry) {
+    const auto equals = field.find('=');
+    if (equals == std::string::npos) continue;
+    const std::string_view value = std::string_view(field).substr(equals + 1);
+    out += ',';
+    append_json_string(out, std::string_view(field).substr(0, equals));
+    out += ':';
+    if (is_valid_utf8(value))
+      append_json_string(out, value);
+    else
+      append_json_bytes(out, value);
+  }
+  out += '}';
+  return out;
 }
 
 bool journal_stream_matches(std::string_view journal_stream, dev_t fd_dev, ino_t fd_ino) {

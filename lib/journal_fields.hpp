@@ -7,6 +7,7 @@
 
 #include <spdlog/common.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,13 @@ bool valid_journal_field_name(std::string_view name);
 // above, which only the sink may set.
 std::vector<std::string> journal_entry(std::string_view message, int priority,
                                        std::string_view identifier, const LogFields& extra);
+
+// One entry of journal_entry() as one line of JSON, in the shape of
+// "journalctl -o json": {"__REALTIME_TIMESTAMP":"<usec>","MESSAGE":"...",...},
+// every value a string, a value that is not valid UTF-8 an array of its bytes
+// (as journalctl does), no newline at the end. --log-format=json writes these,
+// so one reader serves both trimd's stderr and the journal.
+std::string json_log_line(std::int64_t realtime_usec, const std::vector<std::string>& entry);
 
 // JOURNAL_STREAM is "<device>:<inode>" of the stream systemd connected to
 // stdout/stderr: true when it names the file `fd_dev`/`fd_ino` (fstat(2) of

@@ -12,7 +12,29 @@
 
 namespace trimd {
 
-enum class EventId { PassStarted, PassFinished, PassFailed, PassPreempted, FilesystemSkipped };
+// What happened, for a program to tell without reading the wording:
+// journalctl MESSAGE_ID=..., or the MESSAGE_ID field of --log-format=json.
+enum class EventId {
+  PassStarted,
+  PassFinished,
+  PassFailed,
+  PassPreempted,
+  FilesystemSkipped,
+  DaemonStarted,
+  ConfigReloaded,
+  ReloadFailed,
+  PassResumed,
+  ChunkStarted,
+  PassPaused,
+  FilesystemGone,
+  RunnerKilled,
+};
+inline constexpr EventId kAllEventIds[] = {
+    EventId::PassStarted,    EventId::PassFinished,  EventId::PassFailed,
+    EventId::PassPreempted,  EventId::FilesystemSkipped, EventId::DaemonStarted,
+    EventId::ConfigReloaded, EventId::ReloadFailed,  EventId::PassResumed,
+    EventId::ChunkStarted,   EventId::PassPaused,    EventId::FilesystemGone,
+    EventId::RunnerKilled};
 
 // 128 bits as 32 lowercase hex digits, fixed forever for each kind.
 std::string_view message_id(EventId id);

@@ -131,8 +131,11 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       pass.start = record.pass_start.value_or(now);
       pass.bytes_discarded = record.pass_bytes;
       pass.waited = record.pass_waited;
-      spdlog::info("{}: resuming the unfinished pass at offset {}", fs->fs.mount.mount_point,
-                   pass.cursor);
+      LogFields fields = event_fields(fs->fs);
+      fields.push_back({"OFFSET", std::to_string(pass.cursor)});
+      log_event(EventId::PassResumed, spdlog::level::info, fields,
+                fmt::format("{}: resuming the unfinished pass at offset {}",
+                            fs->fs.mount.mount_point, pass.cursor));
     }
     Tracked& ref = *fs;
     filesystems_.emplace(ref.fs.id, std::move(fs));
@@ -162,12 +165,17 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
 // Unmounted: its state record (and the cursor of a pass) stays for when it
 // comes back; a pass it was in is reported as not completed.
 void Manager::forget_vanished(Tracked& fs) {
+  LogFields fields = event_fields(fs.fs);
   if (fs.pass) {
-    spdlog::warn("{}: unmounted during a trim pass; it resumes at offset {} when mounted again",
-                 fs.fs.mount.mount_point, fs.pass->cursor);
+    fields.push_back({"OFFSET", std::to_string(fs.pass->cursor)});
+    log_event(EventId::FilesystemGone, spdlog::level::warn, fields,
+              fmt::format("{}: unmounted during a trim pass; it resumes at offset {} when "
+                          "mounted again",
+                          fs.fs.mount.mount_point, fs.pass->cursor));
     finished_[fs.fs.id] = PassOutcome{PassResult::Interrupted, "unmounted during the pass"};
   } else {
-    spdlog::info("{}: no longer mounted", fs.fs.mount.mount_point);
+    log_event(EventId::FilesystemGone, spdlog::level::info, fields,
+              fmt::format("{}: no longer mounted", fs.fs.mount.mount_point));
   }
 }
 
@@ -207,7 +215,11 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   if (busy && !gentle) {
     if (fs.wait.reason != WaitReason::DisksBusy && pass.chunks > 0) {
       ++pass.foreground_pauses;
-      spdlog::debug("{}: foreground I/O, pausing the pass", fs.fs.mount.mount_point);
+      LogFields fields = event_fields(fs.fs);
+      fields.push_back({"DISK", busy->disk});
+      log_event(EventId::PassPaused, spdlog::level::debug, fields,
+                fmt::format("{}: foreground I/O on {}, pausing the pass",
+                            fs.fs.mount.mount_point, busy->disk));
     }
     set_wait(fs, Wait{WaitReason::DisksBusy, *busy}, now);
     return false;
@@ -238,9 +250,14 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   fs.in_flight = job.serial;
   set_wait(fs, Wait{}, now);
   if (!fs.pass->announced) fs.pass->announced = fs.pass->announce_pending = true;
-  spdlog::debug("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
-                fs.pass->chunks + 1, job.range.start, job.range.len,
-                fs.pass->gentle ? " (gentle)" : "");
+  LogFields fields = event_fields(fs.fs);
+  fields.push_back({"CHUNK", std::to_string(fs.pass->chunks + 1)});
+  fields.push_back({"OFFSET", std::to_string(job.range.start)});
+  fields.push_back({"LENGTH", std::to_string(job.range.len)});
+  log_event(EventId::ChunkStarted, spdlog::level::debug, fields,
+            fmt::format("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
+                        fs.pass->chunks + 1, job.range.start, job.range.len,
+                        fs.pass->gentle ? " (gentle)" : ""));
   return job;
 }
 
@@ -368,8 +385,14 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
         finish_pass(fs, PassOutcome{PassResult::Failed, outcome.message}, now);
         break;
       }
-      spdlog::warn("{}: {}; retrying in {}", where, outcome.message,
-                   format_duration(kRetryAfterGone));
+      log_event(EventId::FilesystemGone, spdlog::level::warn,
+                [&] {
+                  LogFields fields = event_fields(fs.fs);
+                  fields.push_back({"REASON", outcome.message});
+                  return fields;
+                }(),
+                fmt::format("{}: {}; retrying in {}", where, outcome.message,
+                            format_duration(kRetryAfterGone)));
       fs.pass->not_before = mono + kRetryAfterGone;
       fs.pass->backoff = WaitReason::GoneRetry;
       record_progress(fs);

@@ -164,6 +164,9 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   fields.push_back({"DURATION_USEC", std::to_string(trimming.count())});
   fields.push_back({"WAIT_USEC", std::to_string(waited.count())});
   fields.push_back({"PREEMPTIONS", std::to_string(pass.preemptions)});
+  fields.push_back({"CHUNKS", std::to_string(pass.chunks)});
+  fields.push_back({"PAUSES", std::to_string(pass.foreground_pauses)});
+  fields.push_back({"REPORTED_BYTES", std::to_string(pass.bytes_reported)});
   log_event(failed ? EventId::PassFailed : EventId::PassFinished,
             outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn,
             fields,

@@ -22,8 +22,9 @@ class Params:
     sample_interval_s: float = 1.0
     once_idle_window: str = "2s"  # --once runs: the disk is idle anyway
     small_chunk: str = "64MiB"    # the *-small configurations: chunk_size
-    w1_fs: tuple = ("ext4", "xfs")
-    w1_image: dict = dataclasses.field(default_factory=lambda: {"ext4": 2 * GiB, "xfs": 2 * GiB})
+    w1_fs: tuple = ("ext4", "xfs", "btrfs")
+    w1_image: dict = dataclasses.field(
+        default_factory=lambda: {"ext4": 2 * GiB, "xfs": 2 * GiB, "btrfs": 2 * GiB})
     w1_pairs: int = 30000         # files deleted; as many kept in between
     w1_sizes_kib: tuple = (4, 16)
     w1_rm_repeats: int = 3        # rm + sync timings of no discard and trimd (median)
@@ -49,7 +50,7 @@ class Params:
         return cls(quick=True, probe_seconds=probe_seconds, idle_window="2s", idle_window_s=2.0,
                    sample_interval="250ms", sample_interval_s=0.25, once_idle_window="1s",
                    small_chunk="16MiB",
-                   w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2,
+                   w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB, "btrfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2,
                    w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2,
                    w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds)
 

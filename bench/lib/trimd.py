@@ -1,7 +1,7 @@
 """Running trimd for the benchmark: its policy file, the daemon and --once,
-its debug log (chunks, pauses, passes) and its footprint in /proc."""
+its log, read by MESSAGE_ID and fields (--log-format=json), and its footprint
+in /proc."""
 import contextlib
-import datetime
 import json
 import os
 import re
@@ -10,15 +10,17 @@ from .guard import TRIMD_NICE, HarnessError, run, run_measured, spawn, stop, wai
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
-LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) (\w+): (.*)$")
-CHUNK = re.compile(r"^(?P<mnt>.+): chunk (?P<n>\d+) at offset (?P<off>\d+) length (?P<len>\d+)")
-PAUSE = re.compile(r"^(?P<mnt>.+): foreground I/O, pausing the pass")
-PASS_START = re.compile(r"^(?P<mnt>.+): trim pass starting")
-PASS_END = re.compile(
-    r"^(?P<mnt>.+): trim pass (?P<result>\w+)(?::[^:]*)?: (?P<discarded>.+?) discarded "
-    r"\(FITRIM reported (?P<reported>.+?)\) in (?P<duration>.+?), (?P<chunks>\d+) chunks, "
-    r"(?P<pauses>\d+) pauses")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# trimd's MESSAGE_IDs (trimd(8), lib/log_event.cpp): the log is read by
+# these and by the fields of --log-format=json, never by its wording.
+EVENTS = {
+    "78b3f045be954bbeb5e8e978e72188ae": "started",
+    "7f0b13752fa4425c84745f01474944d9": "pass_start",
+    "28f2cc93e3994bc5818be17642806327": "chunk",
+    "1b1027bf857d4bde9b77b39e2b90c773": "pause",
+    "7b0a00ec70094b2393531ef1942a9c1e": "pass_end",
+    "6799e1ff84064f9b9c1fe6dc5eb44fcd": "pass_end",
+    "7df5f0737dad484eb73896e664dcd23b": "runner_killed",
+}
 
 
 def _toml_value(text):
@@ -52,8 +54,8 @@ def write_config(path, mount_glob, idle_window, sample_interval, first_delay="0s
 
 def base_args(binary, config, state_dir):
     os.makedirs(state_dir, exist_ok=True)
-    return TRIMD_NICE + [binary, "--no-bus", "--foreground", "--log-level", "debug", "--config", config,
-            "--state-dir", state_dir]
+    return TRIMD_NICE + [binary, "--no-bus", "--foreground", "--log-level", "debug",
+                         "--log-format", "json", "--config", config, "--state-dir", state_dir]
 
 
 def check_config(binary, config):
@@ -65,7 +67,7 @@ def daemon(binary, config, state_dir, log_path):
     """trimd as a daemon (no --once), stopped with SIGTERM on the way out."""
     proc = spawn(base_args(binary, config, state_dir), log_path=log_path)
     try:
-        wait_until(lambda: "trimd started" in _read(log_path) or proc.poll() is not None, 20,
+        wait_until(lambda: started(log_path) or proc.poll() is not None, 20,
                    what="trimd to start")
         if proc.poll() is not None:
             raise HarnessError(f"trimd exited ({proc.returncode}); see {log_path}")
@@ -96,50 +98,64 @@ def _read(path):
         return ""
 
 
-def _when(stamp):
-    return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S.%f").timestamp()
+def entries(path):
+    """The JSON lines of trimd's log, each a dict of its fields; lines that
+    are not JSON (a crash message) are left out."""
+    out = []
+    for raw in _read(path).splitlines():
+        with contextlib.suppress(ValueError):
+            entry = json.loads(raw)
+            if isinstance(entry, dict):
+                out.append(entry)
+    return out
+
+
+def _event(entry):
+    """One log entry as the benchmark's event dict, or None."""
+    kind = EVENTS.get(entry.get("MESSAGE_ID"))
+    if kind is None:
+        return None
+    e = {"t": int(entry["__REALTIME_TIMESTAMP"]) / 1e6, "kind": kind,
+         "mount": entry.get("MOUNT_POINT")}
+    if kind == "started":
+        e["filesystems"] = int(entry["FILESYSTEMS"])
+    elif kind == "chunk":
+        e.update(n=int(entry["CHUNK"]), offset=int(entry["OFFSET"]), length=int(entry["LENGTH"]))
+    elif kind == "pass_end":
+        e.update(result=entry["RESULT"].split(":")[0], bytes=int(entry["BYTES"]),
+                 reported=int(entry["REPORTED_BYTES"]),
+                 duration_s=int(entry["DURATION_USEC"]) / 1e6, chunks=int(entry["CHUNKS"]),
+                 pauses=int(entry["PAUSES"]), message=entry.get("MESSAGE", ""))
+    elif kind == "runner_killed":
+        e.update(disk=entry["DISK"], reason=entry["REASON"],
+                 foreground_bytes=int(entry["FOREGROUND_BYTES"]), start=int(entry["OFFSET"]),
+                 len=int(entry["LENGTH"]), discarded=int(entry["REDONE_BYTES"]),
+                 killed_at_us=int(entry["KILLED_AT_USEC"]),
+                 exited_at_us=int(entry["EXITED_AT_USEC"]))
+    return e
 
 
 def parse_log(path):
-    """The events of a debug log, each with its wall time: trimd started,
-    pass start, chunk, pause for foreground I/O, pass end."""
-    events = []
-    for raw in _read(path).splitlines():
-        m = LINE.match(ANSI.sub("", raw))
-        if not m:
-            continue
-        t, text = _when(m.group(1)), m.group(3)
-        if text.startswith("trimd started"):
-            events.append({"t": t, "kind": "started"})
-        elif c := CHUNK.match(text):
-            events.append({"t": t, "kind": "chunk", "mount": c["mnt"], "n": int(c["n"]),
-                           "offset": int(c["off"]), "length": int(c["len"])})
-        elif p := PAUSE.match(text):
-            events.append({"t": t, "kind": "pause", "mount": p["mnt"]})
-        elif s := PASS_START.match(text):
-            events.append({"t": t, "kind": "pass_start", "mount": s["mnt"]})
-        elif e := PASS_END.match(text):
-            events.append({"t": t, "kind": "pass_end", "mount": e["mnt"], "result": e["result"],
-                           "discarded": e["discarded"], "reported": e["reported"],
-                           "duration": e["duration"], "chunks": int(e["chunks"]),
-                           "pauses": int(e["pauses"])})
-    return events
+    """trimd's events, in order, each with its wall time: started,
+    pass_start, chunk, pause (for foreground I/O), pass_end, runner_killed."""
+    return [e for e in map(_event, entries(path)) if e is not None]
 
 
-PREEMPTED = re.compile(r": preempted (\{.*\})\s*$")
+def started(path):
+    return any(e["kind"] == "started" for e in parse_log(path))
+
+
+def tracked_count(path):
+    """How many filesystems trimd said it tracks when it started."""
+    found = [e["filesystems"] for e in parse_log(path) if e["kind"] == "started"]
+    return found[0] if found else None
 
 
 def preemptions(path):
-    """trimd's structured preemption records (one JSON object per chunk it
-    killed for foreground I/O: disk, reason, chunk, killed_at_us,
-    exited_at_us), in order."""
-    out = []
-    for raw in _read(path).splitlines():
-        m = PREEMPTED.search(ANSI.sub("", raw))
-        if m:
-            with contextlib.suppress(ValueError):
-                out.append(json.loads(m.group(1)))
-    return out
+    """The chunks trimd killed for foreground I/O, in order: disk, reason,
+    foreground_bytes, start, len, discarded (what the redo sends again),
+    killed_at_us, exited_at_us."""
+    return [e for e in parse_log(path) if e["kind"] == "runner_killed"]
 
 
 def pass_ended(log_path):
@@ -162,18 +178,10 @@ def pass_summary(events, mount=None):
     return out
 
 
-UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
-
-
-def parse_size(text):
-    """trimd's "1.8 GiB" (one decimal) back to bytes, roughly."""
-    m = re.fullmatch(r"([\d.]+) ?([KMGT]iB|B)", (text or "").strip())
-    return float(m.group(1)) * UNITS[m.group(2)] if m else None
-
-
 def reported_bytes(events, mount):
+    """What FITRIM reported over the last pass on `mount`."""
     end = pass_summary(events, mount).get("logged")
-    return parse_size(end["reported"]) if end else None
+    return end["reported"] if end else None
 
 
 def status_kib(pid):

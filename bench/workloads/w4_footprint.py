@@ -5,7 +5,6 @@ all of them, and what fstrim still finds after that pass.
 """
 import contextlib
 import os
-import re
 import time
 
 from lib import disks, guard, populate, trimd
@@ -68,7 +67,7 @@ def measure_idle(bench, mounts):
         while time.monotonic() < end:
             time.sleep(min(SAMPLE_EVERY, max(0.0, end - time.monotonic())))
             samples.append(sample(proc.pid))
-    tracked = tracked_count(log_path)
+    tracked = trimd.tracked_count(log_path)
     bench.check("W4", f"trimd tracks all {len(mounts)} filesystems (and others here)",
                 tracked is not None and tracked >= len(mounts), f"tracked={tracked}")
     events = trimd.parse_log(log_path)
@@ -81,12 +80,6 @@ def measure_idle(bench, mounts):
             "cpu_percent": 100.0 * cpu / seconds if seconds > 0 else None,
             "rss_max_kib": max(s["rss_kib"] or 0 for s in samples),
             "hwm_kib": last["hwm_kib"], "startup_cpu_s": first["cpu_s"], "tracked": tracked}
-
-
-def tracked_count(log_path):
-    with open(log_path, errors="replace") as f:
-        m = re.search(r"trimd started: (\d+) filesystem", f.read())
-    return int(m.group(1)) if m else None
 
 
 def measure_pass(bench, mounts, devs, images):

@@ -5,7 +5,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,15 +74,15 @@ TEST_F(TrimHotplug, TrimsAFilesystemMountedWhileItRuns) {
   const std::string& mnt = fresh.mount_point();
   sandbox_.write_config(daemon_config({mnt}, ""));
   TrimdProcess trimd(sandbox_.args(), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(trimd.wait_for_log(std::regex("trimd started"), 10s)) << trimd.log();
+  ASSERT_TRUE(trimd.wait_for_event(EventId::DaemonStarted, "", 10s)) << trimd.log();
 
   fresh.attach();
   fresh.mkfs(Fs::Ext4);
   fresh.mount(kNoDiscard);
   const DiscardCounters before = discard_counters(fresh.loop_name());
-  EXPECT_TRUE(trimd.wait_for_log(log_line(mnt, "trim pass starting"), kNoticesWithin))
-      << trimd.log();
-  EXPECT_TRUE(trimd.wait_for_log(log_line(mnt, "trim pass success"), kPassWithin)) << trimd.log();
+  EXPECT_TRUE(trimd.wait_for_event(EventId::PassStarted, mnt, kNoticesWithin)) << trimd.log();
+  EXPECT_TRUE(trimd.wait_for_event(EventId::PassFinished, mnt, kPassWithin)) << trimd.log();
+  EXPECT_TRUE(pass_success(trimd, mnt)) << trimd.log();
   EXPECT_GT(discard_counters(fresh.loop_name()).completed, before.completed);
   expect_clean_stop(trimd);
 }
@@ -95,27 +94,26 @@ TEST_F(TrimHotplug, SurvivesAnUnmountAndADetachInTheMiddleOfAPass) {
   const std::string& other_mnt = other.mount_point();
   sandbox_.write_config(daemon_config({other_mnt}, doomed_mnt));
   TrimdProcess trimd(sandbox_.args(), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(trimd.wait_for_log(log_line(doomed_mnt, "chunk 3 at offset"), kNoticesWithin))
+  ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, doomed_mnt, kNoticesWithin, 3))
       << trimd.log();
   ASSERT_FALSE(pass_success(trimd, other_mnt)) << "too late to show the other pass unaffected";
 
   const auto unmount_start = Clock::now();
   doomed.unmount();
   EXPECT_LT(Clock::now() - unmount_start, 4s) << "trimd kept the mount point busy";
-  EXPECT_TRUE(trimd.wait_for_log(
-      log_line(doomed_mnt, "(no longer mounted|unmounted during a trim pass|.*retrying in)"), kNoticesWithin))
+  EXPECT_TRUE(trimd.wait_for_event(EventId::FilesystemGone, doomed_mnt, kNoticesWithin))
       << trimd.log();
   const std::size_t doomed_chunks = chunk_lines(trimd, doomed_mnt).size();
   doomed.detach();
 
-  EXPECT_TRUE(trimd.wait_for_log(log_line(other_mnt, "trim pass success"), kPassWithin))
-      << trimd.log();
+  EXPECT_TRUE(trimd.wait_for_event(EventId::PassFinished, other_mnt, kPassWithin)) << trimd.log();
+  EXPECT_TRUE(pass_success(trimd, other_mnt)) << trimd.log();
   EXPECT_EQ(chunk_lines(trimd, doomed_mnt).size(), doomed_chunks) << "trimmed an unmounted path";
   EXPECT_FALSE(pass_success(trimd, doomed_mnt)) << trimd.log();
 
   other.detach();
   std::this_thread::sleep_for(1s);  // a rescan after the detach
-  EXPECT_TRUE(trimd.wait_for_log(log_line(other_mnt, "no longer mounted"), kNoticesWithin))
+  EXPECT_TRUE(trimd.wait_for_event(EventId::FilesystemGone, other_mnt, kNoticesWithin))
       << trimd.log();
   expect_clean_stop(trimd);
 }

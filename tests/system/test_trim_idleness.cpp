@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -104,7 +103,7 @@ TEST_F(TrimIdleness, WaitsForTheWriterToStopBeforeTrimming) {
   ForegroundWriter writer(writer_file());
   const DiscardCounters before = discards();
   TrimdProcess trimd(sandbox_.args({"--once", image().mount_point()}), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(trimd.wait_for_log(log_line(image().mount_point(), "trim pass starting"), 10s))
+  ASSERT_TRUE(trimd.wait_for_event(EventId::PassStarted, image().mount_point(), 10s))
       << trimd.log();
 
   std::this_thread::sleep_for(kBusySpell - std::min<std::chrono::steady_clock::duration>(
@@ -124,14 +123,14 @@ TEST_F(TrimIdleness, PausesAPassWhenTheWriterStartsAndFinishesItAfterwards) {
   sandbox_.write_config(std::string(kIdleSettings) + "[trim]\nchunk_size = \"8MiB\"\npause = \"300ms\"\n");
   const std::string& mnt = image().mount_point();
   TrimdProcess trimd(sandbox_.args({"--once", mnt}), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk 3 at offset"), 20s)) << trimd.log();
+  ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, mnt, 20s, 3)) << trimd.log();
 
   // It may have paused already: FITRIM makes ext4 read block bitmaps, and
   // trimd counts those reads as foreground I/O (measured on 6.18).
-  const std::regex pausing = log_line(mnt, "foreground I/O, pausing the pass");
-  const std::size_t pauses_before = trimd.log_lines_matching(pausing).size();
+  const std::size_t pauses_before = trimd.events(EventId::PassPaused, mnt).size();
   std::optional<ForegroundWriter> writer(std::in_place, writer_file());
-  ASSERT_TRUE(trimd.wait_for_log(pausing, 10s, pauses_before + 1)) << trimd.log();
+  ASSERT_TRUE(trimd.wait_for_event(EventId::PassPaused, mnt, 10s, pauses_before + 1))
+      << trimd.log();
   const std::size_t chunks_at_pause = chunk_lines(trimd, mnt).size();
   const DiscardCounters at_pause = discards();
   std::this_thread::sleep_for(2s);
@@ -144,7 +143,7 @@ TEST_F(TrimIdleness, PausesAPassWhenTheWriterStartsAndFinishesItAfterwards) {
   const auto summary = pass_success(trimd, mnt);
   ASSERT_TRUE(summary) << trimd.log();
   EXPECT_GT(summary->foreground_pauses, pauses_before) << trimd.log();
-  EXPECT_EQ(summary->foreground_pauses, trimd.log_lines_matching(pausing).size());
+  EXPECT_EQ(summary->foreground_pauses, trimd.events(EventId::PassPaused, mnt).size());
   EXPECT_GT(summary->chunks, chunks_at_pause) << "the pass did not go on after the writer stopped";
   EXPECT_EQ(summary->chunks, chunk_lines(trimd, mnt).size());
 }

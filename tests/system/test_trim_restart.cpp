@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -62,7 +61,7 @@ TEST_F(TrimRestart, ResumesAnInterruptedPassWhereItStoppedAndReclaimsEverything)
   std::uint64_t cursor = 0;
   {
     TrimdProcess first(command, sandbox_.log_path("first"));
-    ASSERT_TRUE(first.wait_for_log(log_line(mnt, "chunk 5 at offset"), 30s)) << first.log();
+    ASSERT_TRUE(first.wait_for_event(EventId::ChunkStarted, mnt, 30s, 5)) << first.log();
     first.send(SIGTERM);
     EXPECT_EQ(first.wait_for_exit(kStopsWithin), 0) << first.log();
     EXPECT_FALSE(pass_success(first, mnt)) << "the pass was not interrupted:\n" << first.log();
@@ -76,9 +75,9 @@ TEST_F(TrimRestart, ResumesAnInterruptedPassWhereItStoppedAndReclaimsEverything)
 
   TrimdProcess second(command, sandbox_.log_path("second"));
   EXPECT_EQ(second.wait_for_exit(kPassWithin), 0) << second.log();
-  EXPECT_TRUE(second.wait_for_log(
-      log_line(mnt, "resuming the unfinished pass at offset " + std::to_string(cursor) + "$"), 0s))
-      << second.log();
+  const auto resumed = second.events(EventId::PassResumed, mnt);
+  ASSERT_EQ(resumed.size(), 1u) << second.log();
+  EXPECT_EQ(field_u64(resumed.front(), "OFFSET"), cursor) << second.log();
   const std::vector<ChunkLine> chunks = chunk_lines(second, mnt);
   ASSERT_FALSE(chunks.empty()) << second.log();
   EXPECT_EQ(chunks.front().offset, cursor) << second.log();
@@ -101,24 +100,26 @@ TEST_F(TrimRestart, KeepsTheOldConfigurationWhenAReloadFindsABrokenOne) {
   const std::string& mnt = image.mount_point();
   sandbox_.write_config(slow_config("16MiB"));  // 256 MiB: 16 chunks
   TrimdProcess trimd(sandbox_.args({"--once", mnt}), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk 2 at offset"), 30s)) << trimd.log();
+  ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, mnt, 30s, 2)) << trimd.log();
 
   sandbox_.write_config(slow_config("16MiB") + "max_depth = 3\n");  // line 8: no such key
   trimd.send(SIGHUP);
-  const std::regex failed("reload failed, keeping the old configuration: " +
-                          regex_escape(sandbox_.config_path()) + ":8:1: ");
-  ASSERT_TRUE(trimd.wait_for_log(failed, 10s)) << trimd.log();
+  const auto failed = trimd.wait_for_event(EventId::ReloadFailed, "", 10s);
+  ASSERT_TRUE(failed) << trimd.log();
+  EXPECT_EQ(failed->at("CONFIG_FILE"), sandbox_.config_path());
+  EXPECT_EQ(field_u64(*failed, "CONFIG_LINE"), 8u);
+  EXPECT_EQ(field_u64(*failed, "CONFIG_COLUMN"), 1u);
   const std::size_t chunks_then = chunk_lines(trimd, mnt).size();
-  ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk [0-9]+ at offset"), 10s, chunks_then + 2))
+  ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, mnt, 10s, chunks_then + 2))
       << "trimd stopped trimming after the failed reload:\n" << trimd.log();
   for (const ChunkLine& chunk : chunk_lines(trimd, mnt)) EXPECT_EQ(chunk.length, 16u << 20);
 
   // A good policy is taken: the next chunks are of its size.
   sandbox_.write_config(slow_config("8MiB"));
   trimd.send(SIGHUP);
-  ASSERT_TRUE(trimd.wait_for_log(std::regex("configuration reloaded from"), 10s)) << trimd.log();
+  ASSERT_TRUE(trimd.wait_for_event(EventId::ConfigReloaded, "", 10s)) << trimd.log();
   const std::size_t chunks_reloaded = chunk_lines(trimd, mnt).size();
-  ASSERT_TRUE(trimd.wait_for_log(log_line(mnt, "chunk [0-9]+ at offset"), 10s, chunks_reloaded + 2))
+  ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, mnt, 10s, chunks_reloaded + 2))
       << trimd.log();
   EXPECT_EQ(chunk_lines(trimd, mnt).back().length, 8u << 20) << trimd.log();
 

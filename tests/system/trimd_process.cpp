@@ -54,8 +54,6 @@ int exit_code_of(int status) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::uint64_t to_u64(const std::string& digits) { return std::stoull(digits); }
-
 }  // namespace
 
 // ---- TrimdSandbox -------------------------------------------------------------
@@ -83,7 +81,7 @@ void TrimdSandbox::write_config(const std::string& toml) const {
 
 std::vector<std::string> TrimdSandbox::args(std::vector<std::string> first) const {
   first.insert(first.end(), {"--config", config_path(), "--state-dir", state_dir(), "--no-bus",
-                             "--log-level", "debug"});
+                             "--log-level", "debug", "--log-format", "json"});
   return first;
 }
 
@@ -137,29 +135,27 @@ std::optional<int> TrimdProcess::wait_for_exit(std::chrono::milliseconds timeout
   return exit_code_;
 }
 
-std::string TrimdProcess::log() const {
+std::string TrimdProcess::raw_log() const {
   std::ifstream in(log_path_);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-std::vector<std::string> TrimdProcess::log_lines_matching(const std::regex& pattern) const {
-  std::vector<std::string> lines;
-  std::istringstream text(log());
-  for (std::string line; std::getline(text, line);)
-    if (std::regex_search(line, pattern)) lines.push_back(line);
-  return lines;
+std::string TrimdProcess::log() const { return readable_log(raw_log()); }
+
+std::vector<LogEntry> TrimdProcess::events(EventId id, const std::string& mount_point) const {
+  return entries_of(raw_log(), id, mount_point);
 }
 
-std::optional<std::string> TrimdProcess::wait_for_log(const std::regex& pattern,
-                                                      std::chrono::milliseconds timeout,
-                                                      std::size_t nth) {
+std::optional<LogEntry> TrimdProcess::wait_for_event(EventId id, const std::string& mount_point,
+                                                     std::chrono::milliseconds timeout,
+                                                     std::size_t nth) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     const bool alive = running();  // before reading: an exit flushes its last lines
-    const auto lines = log_lines_matching(pattern);
-    if (lines.size() >= nth) return lines[nth - 1];
+    const auto found = events(id, mount_point);
+    if (found.size() >= nth) return found[nth - 1];
     if (!alive || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(50ms);
   }
@@ -167,40 +163,23 @@ std::optional<std::string> TrimdProcess::wait_for_log(const std::regex& pattern,
 
 // ---- reading trimd's log -----------------------------------------------------------
 
-std::string regex_escape(const std::string& text) {
-  static const std::string special = R"(\^$.|?*+()[]{})";
-  std::string out;
-  for (const char c : text) {
-    if (special.find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-std::regex log_line(const std::string& mount_point, const std::string& rest) {
-  return std::regex(regex_escape(mount_point) + ": " + rest);
-}
-
 std::vector<ChunkLine> chunk_lines(const TrimdProcess& trimd, const std::string& mount_point) {
-  const std::regex pattern = log_line(mount_point, R"(chunk ([0-9]+) at offset ([0-9]+) length ([0-9]+))");
   std::vector<ChunkLine> chunks;
-  for (const auto& line : trimd.log_lines_matching(pattern)) {
-    std::smatch match;
-    std::regex_search(line, match, pattern);
-    chunks.push_back({static_cast<unsigned>(to_u64(match[1])), to_u64(match[2]), to_u64(match[3])});
-  }
+  for (const auto& entry : trimd.events(EventId::ChunkStarted, mount_point))
+    chunks.push_back({static_cast<unsigned>(field_u64(entry, "CHUNK")), field_u64(entry, "OFFSET"),
+                      field_u64(entry, "LENGTH")});
   return chunks;
 }
 
 std::optional<PassSummary> pass_success(const TrimdProcess& trimd, const std::string& mount_point) {
-  const std::regex pattern = log_line(
-      mount_point, R"(trim pass success: .* in (.+), ([0-9]+) chunks, ([0-9]+) pauses for foreground I/O)");
-  const auto lines = trimd.log_lines_matching(pattern);
-  if (lines.empty()) return std::nullopt;
-  std::smatch match;
-  std::regex_search(lines.back(), match, pattern);
-  return PassSummary{match[1], static_cast<unsigned>(to_u64(match[2])),
-                     static_cast<unsigned>(to_u64(match[3]))};
+  const auto ends = trimd.events(EventId::PassFinished, mount_point);
+  for (auto it = ends.rbegin(); it != ends.rend(); ++it) {
+    if (it->at("RESULT") != "success") continue;
+    return PassSummary{field_u64(*it, "DURATION_USEC"),
+                       static_cast<unsigned>(field_u64(*it, "CHUNKS")),
+                       static_cast<unsigned>(field_u64(*it, "PAUSES"))};
+  }
+  return std::nullopt;
 }
 
 // ---- what the kernel and the state file say ------------------------------------------

@@ -9,11 +9,12 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "log_event.hpp"
 #include "loopfs.hpp"
+#include "trimd_log.hpp"
 
 namespace trimd::test {
 
@@ -33,7 +34,8 @@ class TrimdSandbox {
   // Replaces the config atomically, so that a reload never reads half of it.
   void write_config(const std::string& toml) const;
 
-  // --config, --state-dir, --no-bus and --log-level debug, after `first`.
+  // --config, --state-dir, --no-bus, --log-level debug and --log-format
+  // json, after `first`.
   std::vector<std::string> args(std::vector<std::string> first = {}) const;
 
  private:
@@ -59,15 +61,18 @@ class TrimdProcess {
   // The exit code (128 + signal when killed), or nothing when it outlives `timeout`.
   std::optional<int> wait_for_exit(std::chrono::milliseconds timeout);
 
+  // The log for people, for failure messages (see readable_log()).
   std::string log() const;
-  std::vector<std::string> log_lines_matching(const std::regex& pattern) const;
-  // The `nth` line (1-based) that matches, once it is there; nothing when
-  // `timeout` passes or trimd exits without writing it.
-  std::optional<std::string> wait_for_log(const std::regex& pattern,
-                                          std::chrono::milliseconds timeout,
-                                          std::size_t nth = 1);
+  // The log entries of kind `id` (about `mount_point` when given), in order.
+  std::vector<LogEntry> events(EventId id, const std::string& mount_point = {}) const;
+  // The `nth` such entry (1-based), once it is there; nothing when `timeout`
+  // passes or trimd exits without writing it.
+  std::optional<LogEntry> wait_for_event(EventId id, const std::string& mount_point,
+                                         std::chrono::milliseconds timeout, std::size_t nth = 1);
 
  private:
+  std::string raw_log() const;
+
   std::string log_path_;
   std::chrono::steady_clock::time_point started_;
   pid_t pid_ = -1;
@@ -76,24 +81,20 @@ class TrimdProcess {
 
 // ---- reading trimd's log ----------------------------------------------------
 
-std::string regex_escape(const std::string& text);
-// A log line about `mount_point` whose message then matches `rest`.
-std::regex log_line(const std::string& mount_point, const std::string& rest);
-
 struct ChunkLine {
   unsigned number = 0;
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
 };
-// The debug lines "<mnt>: chunk N at offset O length L", in order.
+// The chunks trimd started on `mount_point` (ChunkStarted), in order.
 std::vector<ChunkLine> chunk_lines(const TrimdProcess& trimd, const std::string& mount_point);
 
 struct PassSummary {
-  std::string duration;  // as trimd wrote it, "1s 212ms"
+  std::uint64_t duration_usec = 0;  // time trimming, waits left out
   unsigned chunks = 0;
   unsigned foreground_pauses = 0;
 };
-// The last "<mnt>: trim pass success: ..." line, parsed.
+// The last pass over `mount_point` that ended in success (PassFinished).
 std::optional<PassSummary> pass_success(const TrimdProcess& trimd, const std::string& mount_point);
 
 // ---- what the kernel and the state file say ------------------------------------

@@ -9,14 +9,13 @@
 
 #include "journal_fields.hpp"
 #include "log_event.hpp"
+#include "trimd_log.hpp"
 
 namespace trimd {
 namespace {
 
 using ::testing::ElementsAre;
 
-constexpr EventId kAllEvents[] = {EventId::PassStarted, EventId::PassFinished, EventId::PassFailed,
-                                  EventId::PassPreempted, EventId::FilesystemSkipped};
 
 // Records what a field-aware sink sees for each line.
 class RecordingSink final : public spdlog::sinks::base_sink<std::mutex> {
@@ -68,13 +67,13 @@ TEST_F(LogEventTest, LinesBelowTheLevelAreNotLogged) {
 
 TEST(MessageId, EveryEventHasItsOwn128BitId) {
   std::set<std::string_view> seen;
-  for (EventId id : kAllEvents) {
+  for (EventId id : kAllEventIds) {
     const auto text = message_id(id);
     EXPECT_EQ(text.size(), 32u);
     EXPECT_EQ(text.find_first_not_of("0123456789abcdef"), std::string_view::npos) << text;
     seen.insert(text);
   }
-  EXPECT_EQ(seen.size(), std::size(kAllEvents));
+  EXPECT_EQ(seen.size(), std::size(kAllEventIds));
 }
 
 TEST(MessageId, EveryIdIsListedInTheManualPage) {
@@ -82,7 +81,7 @@ TEST(MessageId, EveryIdIsListedInTheManualPage) {
   std::stringstream page;
   page << in.rdbuf();
   ASSERT_FALSE(page.str().empty());
-  for (EventId id : kAllEvents)
+  for (EventId id : kAllEventIds)
     EXPECT_NE(page.str().find(message_id(id)), std::string::npos) << message_id(id);
 }
 
@@ -123,6 +122,44 @@ TEST(JournalEntry, DropsInvalidFieldsAndOnesOnlyTheSinkSets) {
   const auto entry = journal_entry("x", 4, "trimd",
                                    {{"_PID", "1"}, {"PRIORITY", "0"}, {"bad", "y"}, {"OK", "a\nb"}});
   EXPECT_THAT(entry, ElementsAre("MESSAGE=x", "PRIORITY=4", "SYSLOG_IDENTIFIER=trimd", "OK=a\nb"));
+}
+
+TEST(JsonLogLine, IsTheEntryAsOneFlatObjectOfStringsAfterTheTimestamp) {
+  EXPECT_EQ(json_log_line(1700000000123456, {"MESSAGE=trimmed /home", "PRIORITY=6",
+                                             "MOUNT_POINT=/home"}),
+            R"({"__REALTIME_TIMESTAMP":"1700000000123456","MESSAGE":"trimmed /home",)"
+            R"("PRIORITY":"6","MOUNT_POINT":"/home"})");
+}
+
+TEST(JsonLogLine, EscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(json_log_line(1, {"MESSAGE=a \"b\" \\ c\nd\x01"}),
+            R"({"__REALTIME_TIMESTAMP":"1","MESSAGE":"a \"b\" \\ c\u000ad\u0001"})");
+}
+
+TEST(JsonLogLine, KeepsUtf8AndGivesOtherBytesAsAnArrayAsJournalctlDoes) {
+  EXPECT_EQ(json_log_line(1, {"MOUNT_POINT=/mnt/\xc3\xa9t\xc3\xa9"}),
+            "{\"__REALTIME_TIMESTAMP\":\"1\",\"MOUNT_POINT\":\"/mnt/\xc3\xa9t\xc3\xa9\"}");
+  EXPECT_EQ(json_log_line(1, {"MOUNT_POINT=/m\xff"}),
+            R"({"__REALTIME_TIMESTAMP":"1","MOUNT_POINT":[47,109,255]})");
+}
+
+TEST(JsonLogLine, ReadsBackFieldForFieldWithTheTestsReader) {
+  const std::string odd_mount("/mnt/a \"q\"\n\xfe", 13);
+  const auto line = json_log_line(
+      42, journal_entry("done", 6, "trimd", {{"MESSAGE_ID", "x"}, {"MOUNT_POINT", odd_mount}}));
+  const auto entry = test::parse_log_line(line);
+  ASSERT_TRUE(entry) << line;
+  EXPECT_EQ(entry->at("__REALTIME_TIMESTAMP"), "42");
+  EXPECT_EQ(entry->at("MESSAGE"), "done");
+  EXPECT_EQ(entry->at("PRIORITY"), "6");
+  EXPECT_EQ(entry->at("MOUNT_POINT"), odd_mount);
+}
+
+TEST(JsonLogLine, TheTestsReaderRejectsWhatIsNotOneObject) {
+  EXPECT_FALSE(test::parse_log_line("2026-12-01 10:00:00.000 info: trimd started"));
+  EXPECT_FALSE(test::parse_log_line(R"({"A":"b")"));
+  EXPECT_FALSE(test::parse_log_line(R"({"A":"b"} trailing)"));
+  EXPECT_FALSE(test::parse_log_line(R"({"A":[1,)"));
 }
 
 TEST(JournalStream, MatchesOnlyTheDeviceAndInodeOfStderr) {
