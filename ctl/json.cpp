@@ -6,28 +6,6 @@
 
 namespace trimctl {
 
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-          out += escaped;
-        } else {
-          out += c;  // UTF-8 passes through: JSON text is UTF-8
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string json_number(double value) {
   if (!std::isfinite(value)) return "null";
   char buffer[32];

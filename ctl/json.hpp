@@ -7,10 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include "json_string.hpp"
+
 namespace trimctl {
 
-// `text` as a JSON string literal, quotes included.
-std::string json_quote(std::string_view text);
+using trimd::json_quote;  // `text` as a JSON string literal, quotes included
 
 // Shortest text that reads back as the same double; null when not finite.
 std::string json_number(double value);

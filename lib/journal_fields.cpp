@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 
+#include "json_string.hpp"
 #include "utf8.hpp"
 
 namespace trimd {
@@ -20,24 +20,6 @@ template <typename Number>
 bool parse_whole(std::string_view text, Number& out) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
   return error == std::errc{} && end == text.data() + text.size() && !text.empty();
-}
-
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
 }
 
 void append_json_bytes(std::string& out, std::string_view bytes) {
@@ -88,10 +70,10 @@ std::string json_log_line(std::int64_t realtime_usec, const std::vector<std::str
     if (equals == std::string::npos) continue;
     const std::string_view value = std::string_view(field).substr(equals + 1);
     out += ',';
-    append_json_string(out, std::string_view(field).substr(0, equals));
+    out += json_quote(std::string_view(field).substr(0, equals));
     out += ':';
     if (is_valid_utf8(value))
-      append_json_string(out, value);
+      out += json_quote(value);
     else
       append_json_bytes(out, value);
   }

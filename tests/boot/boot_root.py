@@ -113,7 +113,7 @@ def cached_root_tarball(log, deb, seed=None):
 class LoopFs:
     """A sparse file with an ext4 on a loop device, mounted at `mount_point`."""
 
-    def __init__(self, cleanup, backing, size_mib, mount_point, mkfs_args=()):
+    def __init__(self, cleanup, backing, size_mib, mount_point, mkfs_args=(), options="nodiscard"):
         self.backing = Path(backing)
         self.mount_point = Path(mount_point)
         run(["truncate", "-s", f"{size_mib}M", str(self.backing)])
@@ -122,9 +122,20 @@ class LoopFs:
         cleanup.push(f"detach {self.device}", lambda: run(["losetup", "-d", self.device], check=False))
         run(["mkfs.ext4", "-q", "-F", *mkfs_args, self.device])
         self.mount_point.mkdir(parents=True, exist_ok=True)
-        run(["mount", "-o", "nodiscard", self.device, str(self.mount_point)])
+        run(["mount", "-o", options, self.device, str(self.mount_point)])
         cleanup.push(f"unmount {self.mount_point}",
                      lambda: run(["umount", "-l", str(self.mount_point)], check=False))
+
+    def options(self):
+        """(per-mount options, superblock options) of the mount, as this
+        process's mount namespace (the host's) sees them."""
+        found = None
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields = line.split()
+                if fields[4] == str(self.mount_point):
+                    found = (fields[5].split(","), fields[-1].split(","))
+        return found
 
     def allocated_bytes(self):
         return os.stat(self.backing).st_blocks * 512

@@ -18,6 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -28,10 +29,16 @@ from boot_root import Cleanup, Container, LoopFs, cached_root_tarball, run  # no
 TOOLS = ["debootstrap", "systemd-nspawn", "nsenter", "dpkg-buildpackage", "dh", "mkfs.ext4",
          "losetup", "setpriv"]
 TRIMTEST = "/mnt/trimtest"
+TAKEOVER = "/mnt/takeover"  # mounted with discard on the host, bound in
 PASS_CONFIG = f"""\
-# Boot tier: only the bound loop filesystem, in slow steps.
+# Boot tier: only the bound loop filesystems, in slow steps.
 [trim]
 enabled = false
+
+[[filesystem]]
+match = "{TAKEOVER}"
+enabled = true
+inline_discard = "takeover"
 
 [[filesystem]]
 match = "{TRIMTEST}"
@@ -157,6 +164,78 @@ def check_watchdog(box, checks):
                  and after.get("MainPID") == before.get("MainPID") and after.get("NRestarts") == "0",
                  "watchdog: keep-alives arrive, no restart after 5 s of WatchdogSec=3s",
                  f"{before} {after}")
+
+
+def has_discard(options):
+    return any(o in ("discard", "discard=sync") for o in options)
+
+
+def container_superblock_options(box, mount_point):
+    """The superblock options as the container's own mount namespace (its
+    PID 1's, not trimd's private one) sees them."""
+    out = box.sh(f"findmnt -n -o FS-OPTIONS --mountpoint {mount_point}", check=False).stdout
+    return out.strip().split(",")
+
+
+class DiscardWatch:
+    """Polls the host's view of a mount every 5 ms in a thread: did discard
+    ever come back while it watched (a restart that flaps the mount)?"""
+
+    def __init__(self, fs):
+        self.fs = fs
+        self.seen_discard = False
+        self.samples = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll)
+
+    def _poll(self):
+        while not self.stop.is_set():
+            if has_discard(self.fs.options()[1]):
+                self.seen_discard = True
+            self.samples += 1
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+def check_takeover(box, checks, fs):
+    """Taken over by the installed, sandboxed unit: seen outside trimd's
+    mount namespace, kept across a restart, handed back on stop."""
+    vfs_before = fs.options()[0]
+    gone = wait_for(lambda: not has_discard(fs.options()[1]), 20)
+    checks.check(gone, "takeover: the host's mount lost discard (trimd remounted from its "
+                 f"own namespace): {','.join(fs.options()[1])}")
+    inside = container_superblock_options(box, TAKEOVER)
+    checks.check(not has_discard(inside) and "rw" in inside,
+                 f"takeover: the container's namespace sees it too: {','.join(inside)}")
+    checks.check(fs.options()[0] == vfs_before,
+                 f"takeover: per-mount options unchanged ({','.join(fs.options()[0])})")
+    status = trimctl_json(box, TAKEOVER) or {}
+    checks.check(status.get("takeover") == "taken-over",
+                 f"trimctl status says taken over: {status.get('takeover')!r}", str(status))
+    since = status.get("taken_over_since_usec")
+    with DiscardWatch(fs) as watch:
+        restart = box.sh("systemctl restart trimd.service", check=False)
+        time.sleep(2)  # the new process has rescanned and adopted the takeover
+    after = trimctl_json(box, TAKEOVER) or {}
+    checks.check(restart.returncode == 0 and not watch.seen_discard
+                 and after.get("takeover") == "taken-over"
+                 and after.get("taken_over_since_usec") == since,
+                 f"systemctl restart keeps the takeover: discard never came back in "
+                 f"{watch.samples} looks, taken over since the same time", str(after))
+    box.sh("systemctl stop trimd.service")
+    handed_back = fs.options()[1]
+    checks.check(has_discard(handed_back),
+                 f"systemctl stop hands discard back: {','.join(handed_back)}")
+    box.sh("systemctl start trimd.service")
+    again = wait_for(lambda: not has_discard(fs.options()[1]), 20)
+    checks.check(again, "started again, trimd takes it over again")
 
 
 def check_reload_restart(box, checks):
@@ -302,11 +381,15 @@ def main():
         deb = args.deb or build_deb(args.source, work / "deb")
         root = prepare_root(cleanup, work, deb)
         fs = LoopFs(cleanup, work / "trimtest.img", 1024, work / "trimtest")
+        inline = LoopFs(cleanup, work / "takeover.img", 256, work / "takeover",
+                        options="discard,noatime")
         log("booting")
-        box = Container(cleanup, root, f"trimd-boot-{os.getpid()}", [(fs.mount_point, TRIMTEST)],
+        box = Container(cleanup, root, f"trimd-boot-{os.getpid()}", [(fs.mount_point, TRIMTEST), (inline.mount_point, TAKEOVER)],
                         work / "console.log")
-        for step in (check_boot, check_watchdog, check_reload_restart, check_fstrim,
-                     check_activation, check_journal):
+        for step in (check_boot, check_watchdog):
+            step(box, checks)
+        check_takeover(box, checks, inline)
+        for step in (check_reload_restart, check_fstrim, check_activation, check_journal):
             step(box, checks)
         check_trim(box, checks, fs)
         check_pass_in_journal(box, checks)

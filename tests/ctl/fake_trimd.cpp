@@ -98,10 +98,10 @@ class ManagerObject final
   std::string Version() override { return "0.1.0"; }
   std::string State() override { return backend_.manager_state(); }
   uint64_t BytesTrimmedTotal() override { return backend_.bytes_trimmed_total(); }
-  uint64_t PassesTotal() override { return sum(&FakeFilesystem::passes_total); }
-  uint64_t PreemptionsTotal() override { return sum(&FakeFilesystem::preemptions_total); }
-  uint64_t PausesTotal() override { return sum(&FakeFilesystem::pauses_total); }
-  uint64_t FailuresTotal() override { return sum(&FakeFilesystem::failures_total); }
+  uint64_t PassesTotal() override { return sum(&trimctl::LifetimeInfo::passes_total); }
+  uint64_t PreemptionsTotal() override { return sum(&trimctl::LifetimeInfo::preemptions_total); }
+  uint64_t PausesTotal() override { return sum(&trimctl::LifetimeInfo::pauses_total); }
+  uint64_t FailuresTotal() override { return sum(&trimctl::LifetimeInfo::failures_total); }
   std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                             std::string, uint32_t>>
   GetHistory(const std::string& mount_point) override {
@@ -122,9 +122,9 @@ class ManagerObject final
     return out;
   }
 
-  uint64_t sum(uint64_t FakeFilesystem::*field) const {
+  uint64_t sum(uint64_t trimctl::LifetimeInfo::*field) const {
     uint64_t total = 0;
-    for (const auto& fs : backend_.all()) total += fs.*field;
+    for (const auto& fs : backend_.all()) total += fs.lifetime.*field;
     return total;
   }
 
@@ -177,11 +177,11 @@ class FilesystemObject final
   uint64_t TakenOverSince() override { return fs().taken_over_since; }
   uint64_t LastTrimDuration() override { return fs().last_trim_duration; }
   uint64_t LastWaitDuration() override { return fs().last_wait_duration; }
-  uint64_t BytesTrimmedTotal() override { return fs().bytes_trimmed_total; }
-  uint64_t PassesTotal() override { return fs().passes_total; }
-  uint64_t PreemptionsTotal() override { return fs().preemptions_total; }
-  uint64_t PausesTotal() override { return fs().pauses_total; }
-  uint64_t FailuresTotal() override { return fs().failures_total; }
+  uint64_t BytesTrimmedTotal() override { return fs().lifetime.bytes_trimmed_total; }
+  uint64_t PassesTotal() override { return fs().lifetime.passes_total; }
+  uint64_t PreemptionsTotal() override { return fs().lifetime.preemptions_total; }
+  uint64_t PausesTotal() override { return fs().lifetime.pauses_total; }
+  uint64_t FailuresTotal() override { return fs().lifetime.failures_total; }
 
   std::string path_;
   Backend& backend_;
@@ -277,8 +277,8 @@ struct FakeTrimd::Impl final : Backend {
       f.last_bytes_trimmed = f.next_bytes;
       f.last_wait_duration = f.next_wait_usec;
       f.last_trim_duration = f.next_usec - f.next_wait_usec;
-      f.bytes_trimmed_total += f.next_bytes;
-      ++f.passes_total;
+      f.lifetime.bytes_trimmed_total += f.next_bytes;
+      ++f.lifetime.passes_total;
       f.next_trim = now + 7ull * 24 * 3600 * 1000000;
     });
     {

@@ -9,47 +9,20 @@
 #include <utility>
 #include <vector>
 
+#include "client.hpp"
+
 namespace trimctl_test {
 
-// One remembered pass, as Manager.GetHistory returns it.
-struct FakePass {
-  uint64_t start = 0;
-  uint64_t end = 0;
-  uint64_t trim_usec = 0;
-  uint64_t wait_usec = 0;
-  uint64_t bytes = 0;
-  std::string result;
-  uint32_t preemptions = 0;
-};
+// What the fake serves is what trimctl reads back: the client's own structs
+// (ctl/client.hpp), so a property added there is one the fake can serve.
+using FakePass = trimctl::PassInfo;  // its mount_point is left empty
 
-struct FakeFilesystem {
+struct FakeFilesystem : trimctl::FilesystemInfo {
+  FakeFilesystem() {
+    state = "scheduled";
+    takeover = "none";
+  }
   std::string id;  // object path: /org/trimd/trimd1/filesystem/<id>
-  std::string mount_point;
-  std::string device;
-  std::string fs_type;
-  std::string uuid;
-  std::vector<std::string> backing_disks;
-  std::string state = "scheduled";
-  std::string state_reason;
-  double progress = 0;
-  uint64_t size = 0;
-  uint64_t last_trim_start = 0;
-  uint64_t last_trim_end = 0;
-  std::string last_result;
-  uint64_t last_bytes_trimmed = 0;
-  uint64_t next_trim = 0;
-  bool inline_discard = false;
-  std::string discard_mode;
-  std::string takeover = "none";
-  std::string takeover_reason;
-  uint64_t taken_over_since = 0;
-  uint64_t last_trim_duration = 0;
-  uint64_t last_wait_duration = 0;
-  uint64_t bytes_trimmed_total = 0;
-  uint64_t passes_total = 0;
-  uint64_t preemptions_total = 0;
-  uint64_t pauses_total = 0;
-  uint64_t failures_total = 0;
   std::vector<FakePass> history;
   // What the next pass comes to (next_usec is its wall time, next_wait_usec
   // the part of it spent waiting).

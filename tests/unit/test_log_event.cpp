@@ -133,7 +133,7 @@ TEST(JsonLogLine, IsTheEntryAsOneFlatObjectOfStringsAfterTheTimestamp) {
 
 TEST(JsonLogLine, EscapesQuotesBackslashesAndControlCharacters) {
   EXPECT_EQ(json_log_line(1, {"MESSAGE=a \"b\" \\ c\nd\x01"}),
-            R"({"__REALTIME_TIMESTAMP":"1","MESSAGE":"a \"b\" \\ c\u000ad\u0001"})");
+            R"({"__REALTIME_TIMESTAMP":"1","MESSAGE":"a \"b\" \\ c\nd\u0001"})");
 }
 
 TEST(JsonLogLine, KeepsUtf8AndGivesOtherBytesAsAnArrayAsJournalctlDoes) {
