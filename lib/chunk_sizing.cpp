@@ -34,9 +34,12 @@ std::uint64_t shrunk_after_preemption(std::uint64_t preempted_len) {
 }
 
 // Exponentially weighted: quick to follow a device that slows down.
-Duration chunk_time_limit(const TrimPolicy& policy) {
-  if (policy.chunk_time.count() <= 0) return kFixedChunkTimeLimit;
-  return std::max(2 * policy.chunk_time, Duration{kMinChunkTimeLimit});
+Duration chunk_time_limit(const TrimPolicy& policy, unsigned doublings) {
+  Duration limit = policy.chunk_time.count() <= 0
+                       ? Duration{kFixedChunkTimeLimit}
+                       : std::max(2 * policy.chunk_time, Duration{kMinChunkTimeLimit});
+  for (unsigned i = 0; i < doublings && limit < kMaxChunkTimeLimit; ++i) limit *= 2;
+  return std::min(limit, Duration{kMaxChunkTimeLimit});
 }
 
 double learn_rate(double previous, const TrimRange& range, Duration elapsed) {

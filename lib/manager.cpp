@@ -245,7 +245,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   job.range = range;
   job.disks = fs.fs.disk_names();
   job.preemptible = !fs.pass->gentle && !fs.pass->ignore_idle;
-  job.time_limit = chunk_time_limit(fs.policy);
+  job.time_limit = chunk_time_limit(fs.policy, fs.pass->limit_doublings);
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
   fs.in_flight = job.serial;
   set_wait(fs, Wait{}, now);
@@ -331,6 +331,7 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
   if (job.range.len < (1ull << 62)) pass.last_chunk_len = job.range.len;
   pass.preempted_in_a_row = 0;
   pass.timed_out_in_a_row = 0;
+  pass.timed_out_len = 0;
   // A shrunk chunk that completed: the next may be twice as long.
   if (pass.shrink_cap > 0) pass.shrink_cap = pass.shrink_cap < (1ull << 61) ? 2 * pass.shrink_cap : 0;
   ++pass.chunks;

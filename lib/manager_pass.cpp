@@ -209,9 +209,18 @@ void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mo
   pass.shrink_cap = shrunk_after_preemption(job.range.len);
   pass.not_before = mono + std::max(fs.policy.chunk_pause, kRestAfterTimeout);
   pass.backoff = WaitReason::Pacing;
-  spdlog::warn("{}: a chunk of {} at offset {} ran past its time limit of {}; retrying it smaller",
+  // The retry was no shorter: the planner cannot split it (one block group),
+  // so only more time lets it finish.
+  const bool could_not_shrink = pass.timed_out_len > 0 && job.range.len >= pass.timed_out_len;
+  if (could_not_shrink) ++pass.limit_doublings;
+  pass.timed_out_len = job.range.len;
+  spdlog::warn("{}: a chunk of {} at offset {} ran past its time limit of {}; retrying it {}",
                fs.fs.mount.mount_point, format_size(job.range.len), job.range.start,
-               format_duration(job.time_limit));
+               format_duration(job.time_limit),
+               could_not_shrink ? "with a time limit of " +
+                                      format_duration(chunk_time_limit(fs.policy,
+                                                                       pass.limit_doublings))
+                                : std::string("smaller"));
   if (++pass.timed_out_in_a_row >= kMaxTimeoutsInARow)
     finish_pass(fs, PassOutcome{PassResult::Failed,
                                 "chunks keep running past the time limit of " +

@@ -49,6 +49,8 @@ struct Pass {
   unsigned preemptions = 0;        // chunks killed for foreground I/O
   unsigned preempted_in_a_row = 0;
   unsigned timed_out_in_a_row = 0;  // chunks killed for their time limit
+  std::uint64_t timed_out_len = 0;   // the length of the last one
+  unsigned limit_doublings = 0;      // chunk_time_limit(): for chunks that cannot shrink
   std::uint64_t shrink_cap = 0;      // after repeated preemptions: chunk length cap (0 = none)
   std::uint64_t last_chunk_len = 0;  // 0 before the first chunk
   bool forced = false;               // asked for (TrimNow, --once), not just due

@@ -24,6 +24,7 @@
 #include "loopfs.hpp"
 #include "proc_probe.hpp"
 #include "runner_process.hpp"
+#include "slow_device_helpers.hpp"
 #include "slowtrim_mount.hpp"
 #include "trimd_process.hpp"
 
@@ -32,12 +33,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
-
-// 8000 files of 8 KiB, every other one deleted: 4000 free extents, about
-// 8 s of discards on the slow device in one call.
-constexpr std::size_t kFiles = 8000;
-constexpr std::uint64_t kFileBytes = 8 * 1024;
-constexpr std::uint64_t kImageMib = 512;
 
 double ms_since(Steady::time_point t0) {
   return std::chrono::duration<double, std::milli>(Steady::now() - t0).count();
@@ -50,17 +45,6 @@ DiskCounters counters_of(const std::string& disk) {
   for (const DiskStat& stat : parse_diskstats(text.str()))
     if (stat.name == disk) return stat.counters;
   throw std::runtime_error(disk + " is not in /proc/diskstats");
-}
-
-template <typename Done>
-bool wait_until(Done done, std::chrono::milliseconds timeout,
-                std::chrono::milliseconds step = 5ms) {
-  const auto deadline = Steady::now() + timeout;
-  while (!done()) {
-    if (Steady::now() > deadline) return false;
-    std::this_thread::sleep_for(step);
-  }
-  return true;
 }
 
 bool wait_exit(const RunnerProcess& runner, std::chrono::milliseconds timeout) {
@@ -81,7 +65,7 @@ class FitrimRunner : public ::testing::TestWithParam<Fs> {
 // discard. A thread could not be stopped at all.
 TEST_P(FitrimRunner, ExitsSoonAfterSigkillInTheMiddleOfAFitrim) {
   TRIMD_SKIP_OR_FAIL_IF(missing_slowtrim());
-  FragmentedImage original = fragmented_image(GetParam(), kImageMib, kFiles, kFileBytes);
+  FragmentedImage original = fragmented_image(GetParam(), kSlowImageMib, kSlowFiles, kSlowFileBytes);
   original.image.detach();
   SlowTrimMount slow(original.image, GetParam());
   const std::uint64_t before = counters_of(slow.loop_name()).discards_completed;
@@ -109,7 +93,7 @@ TEST_P(FitrimRunner, ExitsSoonAfterSigkillInTheMiddleOfAFitrim) {
 // free-space cache) is charged to the runner's read_bytes: taking that out
 // of the disk's read sectors leaves nothing that looks like foreground I/O.
 TEST_P(FitrimRunner, ItsOwnReadsAreAllChargedToIt) {
-  FragmentedImage fs = fragmented_image(GetParam(), kImageMib, 2000, 64 * 1024);
+  FragmentedImage fs = fragmented_image(GetParam(), kSlowImageMib, 2000, 64 * 1024);
   fs.image.unmount();
   fs.image.mount(kNoDiscard);  // cold caches: the free-space metadata must be read
   const DiskCounters before = counters_of(fs.image.loop_name());
@@ -139,36 +123,6 @@ INSTANTIATE_TEST_SUITE_P(RealFilesystems, FitrimRunner,
                          ::testing::Values(Fs::Ext4, Fs::Xfs, Fs::Btrfs),
                          [](const auto& test_param) { return std::string(fs_name(test_param.param)); });
 
-// 4 KiB + fdatasync in a loop: foreground writes reach the disk at once.
-class Writer {
- public:
-  explicit Writer(const std::string& path)
-      : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600)),
-        thread_([this] { run(); }) {}
-  ~Writer() { stop(); }
-  void stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  std::uint64_t writes() const { return writes_; }
-
- private:
-  void run() {
-    std::vector<char> block(4096, 'w');
-    for (std::uint64_t n = 0; !stop_ && fd_ >= 0; ++n) {
-      const auto offset = static_cast<off_t>((n % 256) * block.size());
-      if (::pwrite(fd_, block.data(), block.size(), offset) < 0 || ::fdatasync(fd_) != 0) return;
-      ++writes_;
-    }
-  }
-  int fd_;
-  std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> writes_{0};
-  std::thread thread_;
-};
-
 class PreemptibleTrim : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -188,17 +142,8 @@ class PreemptibleTrim : public ::testing::Test {
   }
 
   // The first runner of `trimd` found inside a FITRIM that starts past 0.
-  std::optional<std::pair<pid_t, FitrimCall>> runner_past_start(pid_t trimd) {
-    std::optional<std::pair<pid_t, FitrimCall>> found;
-    wait_until([&] {
-      for (pid_t child : children_of(trimd))
-        if (auto call = fitrim_in_flight(child); call && call->start > 0) {
-          found.emplace(child, *call);
-          return true;
-        }
-      return false;
-    }, 60s, 2ms);
-    return found;
+  static std::optional<std::pair<pid_t, FitrimCall>> runner_past_start(pid_t trimd) {
+    return runner_in_fitrim(trimd, [](const FitrimCall& call) { return call.start > 0; }, 60s);
   }
 
   TrimdSandbox sandbox_;
@@ -206,7 +151,7 @@ class PreemptibleTrim : public ::testing::Test {
 
 TEST_F(PreemptibleTrim, SigtermMidChunkExitsAtOnceWithTheCursorAtTheChunkStart) {
   FragmentedImage original =
-      fragmented_image(Fs::Ext4, kImageMib, kFiles, kFileBytes, kExt4SmallGroups);
+      fragmented_image(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes, kExt4SmallGroups);
   original.image.detach();
   SlowTrimMount slow(original.image, Fs::Ext4);
   write_config(slow.mount_point(), "16MiB");
@@ -228,7 +173,7 @@ TEST_F(PreemptibleTrim, SigtermMidChunkExitsAtOnceWithTheCursorAtTheChunkStart) 
 }
 
 TEST_F(PreemptibleTrim, AWriterMidChunkKillsTheRunnerAndThePassStillReclaimsAll) {
-  Twins twins = fragmented_twins(Fs::Ext4, kImageMib, kFiles, kFileBytes, kExt4SmallGroups);
+  Twins twins = fragmented_twins(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes, kExt4SmallGroups);
   twins.first.mount(kNoDiscard);
   ASSERT_TRUE(run_command({"fstrim", twins.first.mount_point()}).ok());
   twins.first.unmount();
@@ -241,7 +186,7 @@ TEST_F(PreemptibleTrim, AWriterMidChunkKillsTheRunnerAndThePassStillReclaimsAll)
   ASSERT_TRUE(runner) << trimd.log();
 
   const auto write_started = Steady::now();
-  std::optional<Writer> writer(std::in_place, mnt + "/foreground");
+  std::optional<ForegroundWriter> writer(std::in_place, mnt + "/foreground");
   ASSERT_TRUE(wait_until([&] { return !process_exists(runner->first); }, 10s))
       << "the runner kept trimming under foreground writes";
   const double reaction_ms = ms_since(write_started);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "proc_probe.hpp"
+#include "slow_device_helpers.hpp"
 #include "slowtrim_mount.hpp"
 #include "trimd_process.hpp"
 
@@ -27,9 +28,6 @@ using Steady = std::chrono::steady_clock;
 
 // 4000 free extents of 8 KiB at 3 ms per discard: about 12 s for one call
 // over the whole filesystem, the first chunk's size.
-constexpr std::size_t kFiles = 8000;
-constexpr std::uint64_t kFileBytes = 8 * 1024;
-constexpr std::uint64_t kImageMib = 512;
 constexpr int kDiscardMs = 3;
 // chunk_time 1 s: the time limit is 2 s.
 constexpr auto kTimeLimit = 2s;
@@ -49,20 +47,9 @@ class UnmountBound : public ::testing::Test {
     sandbox_.write_config(
         "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\npreempt_interval = \"0s\"\n\n"
         "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"1s\"\n"
-        "chunk_size = \"" + std::to_string(kImageMib) + "MiB\"\npause = \"20ms\"\n\n"
+        "chunk_size = \"" + std::to_string(kSlowImageMib) + "MiB\"\npause = \"20ms\"\n\n"
         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
         "[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n");
-  }
-
-  // Whether one of trimd's runners is inside FITRIM, within `timeout`.
-  static bool runner_in_fitrim(pid_t trimd, std::chrono::milliseconds timeout) {
-    const auto deadline = Steady::now() + timeout;
-    while (Steady::now() < deadline) {
-      for (pid_t child : children_of(trimd))
-        if (fitrim_in_flight(child)) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return false;
   }
 
   // umount every 50 ms until it works: how long that took, or nothing.
@@ -82,12 +69,13 @@ class UnmountBound : public ::testing::Test {
 
 TEST_F(UnmountBound, UmountSucceedsWithinTheChunkTimeLimitWhileAPassRuns) {
   FragmentedImage original =
-      fragmented_image(Fs::Ext4, kImageMib, kFiles, kFileBytes);
+      fragmented_image(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes);
   original.image.detach();
   SlowTrimMount slow(original.image, Fs::Ext4, kDiscardMs);
   write_config(slow.mount_point());
   TrimdProcess trimd(sandbox_.args({"--foreground"}), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(runner_in_fitrim(trimd.pid(), 60s)) << "no chunk was seen in FITRIM\n" << trimd.log();
+  ASSERT_TRUE(runner_in_fitrim(trimd.pid(), [](const FitrimCall&) { return true; }, 60s))
+      << "no chunk was seen in FITRIM\n" << trimd.log();
 
   const auto took = umount_retrying(slow.mount_point(), 60s);
   ASSERT_TRUE(took) << "umount did not succeed in 60 s\n" << trimd.log();

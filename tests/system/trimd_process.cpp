@@ -225,12 +225,6 @@ std::optional<std::uint64_t> state_cursor(const std::string& state_file,
   return std::nullopt;
 }
 
-std::string state_last_result(const std::string& state_file, const std::string& mount_point) {
-  const auto record = state_record(state_file, mount_point);
-  if (!record) return {};
-  return (*record)["last_result"].value<std::string>().value_or("");
-}
-
 namespace {
 
 template <typename T>
@@ -240,11 +234,15 @@ std::optional<T> state_field(const std::string& state_file, const std::string& m
     const auto record = state_record(state_file, mount_point);
     return record ? (*record)[key].value<T>() : std::nullopt;
   } catch (const toml::parse_error&) {
-    return std::nullopt;  // not written yet
+    return std::nullopt;  // not written yet (toml++ reports a missing file this way too)
   }
 }
 
 }  // namespace
+
+std::string state_last_result(const std::string& state_file, const std::string& mount_point) {
+  return state_string(state_file, mount_point, "last_result").value_or("");
+}
 
 std::optional<std::int64_t> state_integer(const std::string& state_file,
                                           const std::string& mount_point, const std::string& key) {

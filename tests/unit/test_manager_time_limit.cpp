@@ -65,3 +65,51 @@ TEST_F(ChunkTimeLimit, APassWhoseChunksKeepOverrunningFailsInsteadOfLoopingForev
   EXPECT_FALSE(m->passes_active());
   EXPECT_TRUE(m->status(fs.id, now)->last_result.starts_with("failed"));
 }
+
+TEST_F(ChunkTimeLimit, DoublingsRaiseTheLimitUpToItsCap) {
+  TrimPolicy policy;
+  policy.chunk_time = 2s;
+  EXPECT_EQ(chunk_time_limit(policy, 1), 8s);
+  EXPECT_EQ(chunk_time_limit(policy, 3), 32s);
+  EXPECT_EQ(chunk_time_limit(policy, 40), kMaxChunkTimeLimit);
+}
+
+// One ext4 block group dense with small free extents on a slow device may
+// take longer than the limit, and the planner never splits a group: the
+// retries get more time instead of failing the pass.
+TEST_F(ChunkTimeLimit, AChunkThatCannotShrinkIsRetriedWithTwiceTheTimeUntilItFinishes) {
+  constexpr std::uint64_t kGroup = 128ull << 20;
+  DiscoveredFs grouped = make_fs("/mnt/g", "loop0", 4 * kGroup);
+  grouped.geometry.group_bytes = kGroup;
+  Config config = timed(2s);
+  config.trim.chunk_bytes = kGroup;
+  auto m = make(config);
+  auto jobs = track_and_start(*m, grouped);
+  ASSERT_EQ(jobs.size(), 1u);
+  ASSERT_EQ(jobs[0].range.len, kGroup);
+  EXPECT_EQ(jobs[0].time_limit, 4s);
+
+  m->chunk_timed_out(jobs[0], now, mono);  // it may be split yet: no more time
+  jobs = jobs_after(*m, 2s);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].range.len, kGroup) << "the planner split a block group";
+  EXPECT_EQ(jobs[0].time_limit, 4s);
+
+  m->chunk_timed_out(jobs[0], now, mono);  // no shorter than the last: twice the time
+  jobs = jobs_after(*m, 2s);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].time_limit, 8s);
+  m->chunk_timed_out(jobs[0], now, mono);
+  jobs = jobs_after(*m, 2s);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].time_limit, 16s);
+
+  const std::uint64_t start = jobs[0].range.start;
+  ChunkResult done;
+  done.outcome.bytes_reported = kGroup;
+  done.bytes_discarded = kGroup;
+  done.elapsed = 10s;
+  m->chunk_finished(jobs[0], done, now, mono);
+  EXPECT_GT(m->persistent_state().at(grouped.id).cursor.value_or(0), start);
+  EXPECT_TRUE(m->passes_active()) << "the pass gave up on the dense group";
+}
