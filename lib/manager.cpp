@@ -108,7 +108,10 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       spdlog::info("{}: tracking {} on {}", fs->fs.mount.mount_point, fs->fs.mount.fs_type,
                    fs->fs.mount.source);
     else
-      log_event(EventId::FilesystemSkipped, spdlog::level::warn,
+      // A warning when it cannot be trimmed; the admin's own choice
+      // (disabled, opted out, out of scope) is no problem to report.
+      log_event(EventId::FilesystemSkipped,
+                fs->cannot_discard() ? spdlog::level::warn : spdlog::level::info,
                 [&] {
                   LogFields fields = event_fields(fs->fs);
                   fields.push_back({"REASON", fs->untrimmable_reason()});

@@ -103,6 +103,7 @@ struct Manager::Tracked {
     return !unsupported && !fs.unsupported_reason && !fs.disabled_reason && policy.enabled &&
            !(policy.skip_rotational && fs.rotational()) && in_scope();
   }
+  bool cannot_discard() const { return unsupported || fs.unsupported_reason.has_value(); }
   bool in_scope() const { return policy.scope == TrimPolicy::Scope::Mounted || fs.in_fstab; }
   std::string untrimmable_reason() const {
     if (unsupported) return unsupported_reason;

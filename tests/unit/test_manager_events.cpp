@@ -20,10 +20,13 @@ namespace {
 class FieldSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
   std::vector<LogFields> events;
+  std::vector<spdlog::level::level_enum> levels;
 
  protected:
-  void sink_it_(const spdlog::details::log_msg&) override {
-    if (!current_log_fields().empty()) events.push_back(current_log_fields());
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (current_log_fields().empty()) return;
+    events.push_back(current_log_fields());
+    levels.push_back(msg.level);
   }
   void flush_() override {}
 };
@@ -42,6 +45,14 @@ class ManagerEvents : public ManagerTest {
     spdlog::set_level(spdlog::level::debug);
   }
   void TearDown() override { spdlog::set_default_logger(previous_); }
+
+  spdlog::level::level_enum level_of(EventId id, const std::string& mount_point) const {
+    for (std::size_t i = 0; i < sink_->events.size(); ++i)
+      if (field(sink_->events[i], "MESSAGE_ID") == message_id(id) &&
+          field(sink_->events[i], "MOUNT_POINT") == mount_point)
+        return sink_->levels[i];
+    return spdlog::level::off;
+  }
 
   std::vector<LogFields> events_with(EventId id) const {
     std::vector<LogFields> out;
@@ -113,6 +124,25 @@ TEST_F(ManagerEvents, AFilesystemLeftAloneSaysWhy) {
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_EQ(field(skipped[0], "MOUNT_POINT"), "/boot");
   EXPECT_FALSE(field(skipped[0], "REASON").empty());
+}
+
+// journalctl -p warning is for problems: a filesystem the admin left out
+// is none, one that cannot take discards may be.
+TEST_F(ManagerEvents, ASkippedFilesystemIsAWarningOnlyWhenItCannotBeTrimmed) {
+  disks["loop0"] = {};
+  disks["loop1"] = {};
+  Config config = quick_config();
+  PolicyOverride off;
+  off.mount_point_glob = "/boot";
+  off.enabled = false;
+  config.overrides.push_back(off);
+  auto m = make(config);
+  DiscoveredFs no_discard = make_fs("/old", "loop1");
+  no_discard.unsupported_reason = "the device does not support discard";
+  m->update_filesystems({make_fs("/boot", "loop0"), no_discard}, now);
+
+  EXPECT_EQ(level_of(EventId::FilesystemSkipped, "/boot"), spdlog::level::info);
+  EXPECT_EQ(level_of(EventId::FilesystemSkipped, "/old"), spdlog::level::warn);
 }
 
 }  // namespace
