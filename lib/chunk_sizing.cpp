@@ -33,7 +33,6 @@ std::uint64_t shrunk_after_preemption(std::uint64_t preempted_len) {
   return std::max(kMinShrunkChunkBytes, std::min(preempted_len, kUnboundedRange) / 2);
 }
 
-// Exponentially weighted: quick to follow a device that slows down.
 Duration chunk_time_limit(const TrimPolicy& policy, unsigned doublings) {
   Duration limit = policy.chunk_time.count() <= 0
                        ? Duration{kFixedChunkTimeLimit}
@@ -42,6 +41,7 @@ Duration chunk_time_limit(const TrimPolicy& policy, unsigned doublings) {
   return std::min(limit, Duration{kMaxChunkTimeLimit});
 }
 
+// Exponentially weighted: quick to follow a device that slows down.
 double learn_rate(double previous, const TrimRange& range, Duration elapsed) {
   if (range.len >= kUnboundedRange || elapsed < std::chrono::milliseconds{1}) return previous;
   const double sample =
