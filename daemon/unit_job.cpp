@@ -25,7 +25,7 @@ using Message = std::unique_ptr<sd_bus_message, MessageUnref>;
 
 // An sd_bus_error freed on every way out.
 struct Error {
-  sd_bus_error error = SD_BUS_ERROR_NULL;
+  sd_bus_error error{};  // SD_BUS_ERROR_NULL, without its C99 compound literal
   ~Error() { sd_bus_error_free(&error); }
 };
 
