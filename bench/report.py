@@ -296,8 +296,9 @@ NOTES = """## Notes
 - The machine is shared: the load average above says how busy it was. A
   10 ms probe's p99 is 40 to 600 samples and moves with CPU contention;
   compare ratios within one run, not across runs.
-- Every figure is one run (rm + sync: the median of a few twins); there
-  are no error bars.
+- Every figure is one run; there are no error bars. rm + sync is timed
+  on several twins per configuration, taking turns: the table shows the
+  median, the W1 targets the median of the ratios twin by twin.
 """
 
 SECTIONS = {"W1": w1_section, "W2": w2_section, "W3": w3_section, "W4": w4_section}

@@ -112,11 +112,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       // (disabled, opted out, out of scope) is no problem to report.
       log_event(EventId::FilesystemSkipped,
                 fs->cannot_discard() ? spdlog::level::warn : spdlog::level::info,
-                [&] {
-                  LogFields fields = event_fields(fs->fs);
-                  fields.push_back({"REASON", fs->untrimmable_reason()});
-                  return fields;
-                }(),
+                event_fields(fs->fs, {{"REASON", fs->untrimmable_reason()}}),
                 fmt::format("{}: not trimming {} on {}: {}", fs->fs.mount.mount_point,
                             fs->fs.mount.fs_type, fs->fs.mount.source,
                             fs->untrimmable_reason()));
@@ -134,9 +130,8 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       pass.start = record.pass_start.value_or(now);
       pass.bytes_discarded = record.pass_bytes;
       pass.waited = record.pass_waited;
-      LogFields fields = event_fields(fs->fs);
-      fields.push_back({"OFFSET", std::to_string(pass.cursor)});
-      log_event(EventId::PassResumed, spdlog::level::info, fields,
+      log_event(EventId::PassResumed, spdlog::level::info,
+                event_fields(fs->fs, {{"OFFSET", std::to_string(pass.cursor)}}),
                 fmt::format("{}: resuming the unfinished pass at offset {}",
                             fs->fs.mount.mount_point, pass.cursor));
     }
@@ -218,9 +213,8 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   if (busy && !gentle) {
     if (fs.wait.reason != WaitReason::DisksBusy && pass.chunks > 0) {
       ++pass.foreground_pauses;
-      LogFields fields = event_fields(fs.fs);
-      fields.push_back({"DISK", busy->disk});
-      log_event(EventId::PassPaused, spdlog::level::debug, fields,
+      log_event(EventId::PassPaused, spdlog::level::debug,
+                event_fields(fs.fs, {{"DISK", busy->disk}}),
                 fmt::format("{}: foreground I/O on {}, pausing the pass",
                             fs.fs.mount.mount_point, busy->disk));
     }
@@ -253,11 +247,10 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   fs.in_flight = job.serial;
   set_wait(fs, Wait{}, now);
   if (!fs.pass->announced) fs.pass->announced = fs.pass->announce_pending = true;
-  LogFields fields = event_fields(fs.fs);
-  fields.push_back({"CHUNK", std::to_string(fs.pass->chunks + 1)});
-  fields.push_back({"OFFSET", std::to_string(job.range.start)});
-  fields.push_back({"LENGTH", std::to_string(job.range.len)});
-  log_event(EventId::ChunkStarted, spdlog::level::debug, fields,
+  log_event(EventId::ChunkStarted, spdlog::level::debug,
+            event_fields(fs.fs, {{"CHUNK", std::to_string(fs.pass->chunks + 1)},
+                                 {"OFFSET", std::to_string(job.range.start)},
+                                 {"LENGTH", std::to_string(job.range.len)}}),
             fmt::format("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
                         fs.pass->chunks + 1, job.range.start, job.range.len,
                         fs.pass->gentle ? " (gentle)" : ""));
@@ -390,11 +383,7 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
         break;
       }
       log_event(EventId::FilesystemGone, spdlog::level::warn,
-                [&] {
-                  LogFields fields = event_fields(fs.fs);
-                  fields.push_back({"REASON", outcome.message});
-                  return fields;
-                }(),
+                event_fields(fs.fs, {{"REASON", outcome.message}}),
                 fmt::format("{}: {}; retrying in {}", where, outcome.message,
                             format_duration(kRetryAfterGone)));
       fs.pass->not_before = mono + kRetryAfterGone;

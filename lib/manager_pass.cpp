@@ -76,10 +76,12 @@ std::string Wait::key() const {
   return {};
 }
 
-LogFields event_fields(const DiscoveredFs& fs) {
-  return {{"MOUNT_POINT", fs.mount.mount_point},
-          {"DEVICE", fs.mount.source},
-          {"FSTYPE", fs.mount.fs_type}};
+LogFields event_fields(const DiscoveredFs& fs, const LogFields& extra) {
+  LogFields fields{{"MOUNT_POINT", fs.mount.mount_point},
+                   {"DEVICE", fs.mount.source},
+                   {"FSTYPE", fs.mount.fs_type}};
+  fields.insert(fields.end(), extra.begin(), extra.end());
+  return fields;
 }
 
 void Manager::start_pass(Tracked& fs, TimePoint now) {
@@ -158,15 +160,15 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   finished_[fs.fs.id] = outcome;
 
   const bool failed = outcome.result == PassResult::Failed;
-  LogFields fields = event_fields(fs.fs);
-  fields.push_back({"RESULT", text});
-  fields.push_back({"BYTES", std::to_string(bytes)});
-  fields.push_back({"DURATION_USEC", std::to_string(trimming.count())});
-  fields.push_back({"WAIT_USEC", std::to_string(waited.count())});
-  fields.push_back({"PREEMPTIONS", std::to_string(pass.preemptions)});
-  fields.push_back({"CHUNKS", std::to_string(pass.chunks)});
-  fields.push_back({"PAUSES", std::to_string(pass.foreground_pauses)});
-  fields.push_back({"REPORTED_BYTES", std::to_string(pass.bytes_reported)});
+  const LogFields fields =
+      event_fields(fs.fs, {{"RESULT", text},
+                           {"BYTES", std::to_string(bytes)},
+                           {"DURATION_USEC", std::to_string(trimming.count())},
+                           {"WAIT_USEC", std::to_string(waited.count())},
+                           {"PREEMPTIONS", std::to_string(pass.preemptions)},
+                           {"CHUNKS", std::to_string(pass.chunks)},
+                           {"PAUSES", std::to_string(pass.foreground_pauses)},
+                           {"REPORTED_BYTES", std::to_string(pass.bytes_reported)}});
   log_event(failed ? EventId::PassFailed : EventId::PassFinished,
             outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn,
             fields,
@@ -192,9 +194,8 @@ void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mo
   idleness_.mark_busy(job.disks, now);
   pass.not_before = mono + fs.policy.chunk_pause;
   pass.backoff = WaitReason::Pacing;
-  LogFields fields = event_fields(fs.fs);
-  fields.push_back({"OFFSET", std::to_string(job.range.start)});
-  log_event(EventId::PassPreempted, spdlog::level::debug, fields,
+  log_event(EventId::PassPreempted, spdlog::level::debug,
+            event_fields(fs.fs, {{"OFFSET", std::to_string(job.range.start)}}),
             fmt::format("{}: chunk at offset {} preempted ({} in a row)", fs.fs.mount.mount_point,
                         job.range.start, pass.preempted_in_a_row));
   record_progress(fs);

@@ -11,8 +11,9 @@
 
 namespace trimd {
 
-// The journal fields that say which filesystem a pass event is about.
-LogFields event_fields(const DiscoveredFs& fs);
+// The journal fields that say which filesystem a pass event is about, then
+// the event's own `extra` fields.
+LogFields event_fields(const DiscoveredFs& fs, const LogFields& extra = {});
 
 // Why a filesystem that wants to trim does not right now.
 enum class WaitReason {

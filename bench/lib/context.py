@@ -27,7 +27,8 @@ class Params:
         default_factory=lambda: {"ext4": 2 * GiB, "xfs": 2 * GiB, "btrfs": 2 * GiB})
     w1_pairs: int = 30000         # files deleted; as many kept in between
     w1_sizes_kib: tuple = (4, 16)
-    w1_rm_repeats: int = 3        # rm + sync timings of no discard and trimd (median)
+    w1_rm_repeats: int = 7        # rm + sync timings of no discard and trimd (median): one
+                                  # btrfs rm + sync varies 1.2-1.7 s twin to twin
     w2_image: int = 3 * GiB
     w2_pairs: int = 8192          # 1 GiB deleted, 1 GiB kept
     w2_file_bytes: int = 128 * 1024
