@@ -103,7 +103,8 @@ def w1_section(w1, charts, _small_chunk, latency_ms):
                    f"{mib(w['del'])} MiB between {mib(w['keep'])} MiB kept. The fstrim'd twin "
                    f"(no discard, then fstrim) ends at {mib(data.get('reference_alloc'))} MiB "
                    f"allocated, after {data.get('reference_discards')} discards; fstrim over "
-                   f"64 MiB ranges then goes down to {mib(data.get('reference_floor'))} MiB.\n")
+                   f"64 MiB ranges then goes down to {mib(data.get('reference_floor'))} MiB."
+                   + in_use_note(data) + "\n")
         rows = []
         for name, r in c.items():
             rows.append([name, rm_sync_cell(r), x(ratio(rm_sync(r), base and rm_sync(base))),
@@ -141,6 +142,16 @@ def rm_sync_cell(r):
     if not trials:
         return f(r["rm_sync_s"])
     return f"{rm_sync(r):.2f} (median of " + ", ".join(f"{t:.2f}" for t in trials) + ")"
+
+
+def in_use_note(data):
+    """btrfs: the twin fstrim'd on a mount in use, trimd's reference."""
+    in_use = data.get("reference_in_use")
+    if in_use is None:
+        return ""
+    return (f" On a mount in use (a file written and committed first) fstrim reaches only "
+            f"{mib(in_use)} MiB: no FITRIM reaches the free space btrfs's allocation clusters "
+            f"hold until the next mount (docs/design.md), so trimd's targets compare with that.")
 
 
 def w1_files(data):

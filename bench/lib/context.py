@@ -163,15 +163,27 @@ class Bench:
         return all(c["ok"] for c in self.checks)
 
 
-def residual_fstrim(bench, image, tag):
+def residual_fstrim(bench, image, tag, in_use=False):
     """After a run, on a plain loop over `image` (fast: no slowtrim): what a
     whole-filesystem fstrim still reclaims ("after"), then what fstrim over
     small ranges reclaims on top ("floor"). The floor is lower on xfs: a
     whole-AG FITRIM walks free space by size in batches and skips extents
     below the batch's restart block (kernel 6.18, measured); ranges inside
-    an AG walk by block number and reach them all."""
+    an AG walk by block number and reach them all.
+    `in_use`: first an fstrim on a mount that has written and committed
+    since it was mounted, as every filesystem fstrim.timer or trimd meets
+    has ("in_use_after"): on btrfs it reaches less than one on a fresh
+    mount (allocation clusters, docs/design.md)."""
     before = disks.allocated(image)
     mnt = bench.mnt("residual")
+    in_use_after, in_use_discards = None, 0
+    if in_use:
+        with disks.plain_fs(image, mnt) as dev:
+            disks.commit(mnt)
+            ds0 = disks.read_diskstats(dev)
+            disks.fstrim(mnt)
+            in_use_discards = disks.read_diskstats(dev)["discards"] - ds0["discards"]
+        in_use_after = disks.allocated(image)
     with disks.plain_fs(image, mnt) as dev:
         ds0 = disks.read_diskstats(dev)
         seconds, reported = disks.fstrim(mnt)
@@ -181,8 +193,8 @@ def residual_fstrim(bench, image, tag):
     floor = disks.allocated(image)
     return {"before": before, "after": after, "reclaimed": before - after, "floor": floor,
             "below_fstrim": after - floor, "seconds": seconds,
-            "discards": ds1["discards"] - ds0["discards"], "fstrim_reported": reported,
-            "tag": tag}
+            "discards": in_use_discards + ds1["discards"] - ds0["discards"],
+            "fstrim_reported": reported, "in_use_after": in_use_after, "tag": tag}
 
 
 def require_tools(tools):

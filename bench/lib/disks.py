@@ -209,18 +209,22 @@ def read_diskstats(dev):
             if fields[2] == name:
                 v = [int(x) for x in fields[3:]]
                 return {"reads": v[0], "sectors_read": v[2], "writes": v[4],
-                        "sectors_written": v[6], "discards": v[11] if len(v) > 11 else 0,
+                        "sectors_written": v[6], "io_ticks_ms": v[9],
+                        "discards": v[11] if len(v) > 11 else 0,
                         "sectors_discarded": v[13] if len(v) > 13 else 0}
     raise HarnessError(f"{name} not in /proc/diskstats")
 
 
 class AllocationSampler:
-    """Samples a backing file's allocation in a thread: (wall time, bytes)."""
+    """Samples a backing file's allocation in a thread: (wall time, bytes);
+    with `dev`, that block device's /proc/diskstats too (io_samples)."""
 
-    def __init__(self, path, interval=0.2):
+    def __init__(self, path, interval=0.2, dev=None):
         self.path = path
+        self.dev = dev
         self.interval = interval
         self.samples = []
+        self.io_samples = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -234,7 +238,10 @@ class AllocationSampler:
 
     def _loop(self):
         while True:
-            self.samples.append((time.time(), allocated(self.path)))
+            now = time.time()
+            self.samples.append((now, allocated(self.path)))
+            if self.dev:
+                self.io_samples.append((now, read_diskstats(self.dev)))
             if self._stop.wait(self.interval):
                 return
 
@@ -246,12 +253,47 @@ class AllocationSampler:
         return None
 
 
+def last_busy(io_samples, before, max_iops, max_bytes, max_busy):
+    """The last time before `before` that the disk was busy by trimd's idle
+    limits (reads + writes per second, bytes per second, busy fraction,
+    each over the second up to a sample): when its idle window could start
+    at the earliest. None when it was never busy in the samples."""
+    busy_at = None
+    for i, (t, now) in enumerate(io_samples):
+        if t >= before:
+            break
+        earlier = next(((t0, s) for t0, s in reversed(io_samples[:i]) if t - t0 >= 1.0), None)
+        if earlier is None:
+            continue
+        t0, then = earlier
+        span = t - t0
+        ios = now["reads"] + now["writes"] - then["reads"] - then["writes"]
+        sectors = (now["sectors_read"] + now["sectors_written"]
+                   - then["sectors_read"] - then["sectors_written"])
+        ticks = now["io_ticks_ms"] - then["io_ticks_ms"]
+        if (ios / span > max_iops or sectors * 512 / span > max_bytes
+                or ticks / 1e3 / span > max_busy):
+            busy_at = t
+    return busy_at
+
+
 def fstrim(mount_point):
     """Runs fstrim; returns (seconds, bytes it reported)."""
     start = time.monotonic()
     out = run(["fstrim", "-v", mount_point])
     elapsed = time.monotonic() - start
     return elapsed, fstrim_bytes(out)
+
+
+def commit(mount_point):
+    """Puts the filesystem in the state of one in use: a small file written
+    and a transaction committed. On btrfs that sets up allocation clusters,
+    whose free space no FITRIM reaches (docs/design.md)."""
+    path = os.path.join(mount_point, ".bench-in-use")
+    with open(path, "wb") as f:
+        f.write(os.urandom(64 * 1024))
+        os.fsync(f.fileno())
+    os.sync()
 
 
 STEP = 64 * MiB

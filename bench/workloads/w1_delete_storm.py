@@ -9,7 +9,9 @@ trimd (inline_discard = "takeover" remounts it without discard) before
 the delete storm. Measured:
 rm + sync wall time (again on more twins for the two fast ones), the probe
 over the following minute, and when the backing file's allocation is back
-to the fstrim'd twin's floor (lib.context.residual_fstrim).
+to the fstrim'd twin's floor (lib.context.residual_fstrim; on btrfs, a
+twin fstrim'd on a mount in use), counted for trimd from when the disk
+last went idle by trimd's limits.
 """
 import contextlib
 import os
@@ -27,7 +29,14 @@ TAKEOVER = "takeover"
 TAKEOVER_FS = ("ext4", "btrfs")  # xfs keeps discard across a remount: not taken over
 BASELINE = "nodiscard"
 RECLAIM_SLACK = 0.01  # "reclaimed": all but 1% of what the fstrim'd twin freed
-REPEATED = ("nodiscard", "trimd", TAKEOVER)  # rm + sync takes seconds there: time it again
+# btrfs: the reference is an fstrim on a mount in use, as trimd's is: no
+# FITRIM reaches what btrfs's allocation clusters hold (docs/design.md), an
+# fstrim on a fresh mount does. The table still shows that gap.
+IN_USE_REFERENCE_FS = ("btrfs",)
+REPEATED = ("nodiscard", "trimd", TAKEOVER)
+# trimd's default idle limits ([idle] in config/trimd.toml), which the
+# benchmark's policy keeps: reads + writes/s, bytes/s, busy fraction.
+IDLE_LIMITS = (20, 1024 * 1024, 0.05)  # rm + sync takes seconds there: time it again
 WITH_TRIMD = ("trimd", TAKEOVER)
 
 
@@ -78,6 +87,7 @@ def run_fs(bench, fs_type):
                 out["reference_alloc"] = reference["after"]
                 out["reference_discards"] = reference["discards"]
                 out["reference_floor"] = reference["floor"]
+                out["reference_in_use"] = reference["in_use_after"]
         for name, extra in rm_sync_trials(bench, fs_type, template).items():
             c = out["configs"][name]
             c["rm_sync_trials"] = [c["rm_sync_s"]] + extra
@@ -199,7 +209,7 @@ def run_config(bench, fs_type, template, name, reference):
                 stats0, ds0 = disk.stats(), disk.diskstats()
                 with daemon_if(bench, name, fs_type, log_path, mnt) as proc:
                     res.update(storm_and_probe(bench, name, twin, mnt, raw, reference,
-                                               log_path))
+                                               log_path, dev))
                     if name == TAKEOVER:
                         res["mount_options"] = proc.mount_options
             # After the unmount: no discard is left in flight.
@@ -210,7 +220,11 @@ def run_config(bench, fs_type, template, name, reference):
         if name in WITH_TRIMD:
             res["trimd_events"] = trimd.parse_log(log_path)
             res["trimd_pass"] = trimd.pass_summary(res["trimd_events"], mnt)
-        res["residual"] = residual_fstrim(bench, twin, f"{fs_type}/{name}")
+            res["disk_quiet_at"] = quiet_from(res, res["trimd_pass"].get("first_chunk_t"))
+        res.pop("io_samples", None)
+        res["residual"] = residual_fstrim(
+            bench, twin, f"{fs_type}/{name}",
+            in_use=name == BASELINE and fs_type in IN_USE_REFERENCE_FS)
     finally:
         os.unlink(twin)
     return res
@@ -219,8 +233,11 @@ def run_config(bench, fs_type, template, name, reference):
 def reclaim_level(reference, alloc_before):
     """Back to the fstrim'd twin's allocation, but for 1% of what it freed.
     Its floor, that is: on xfs the twin's plain fstrim leaves most freed
-    extents alone, fstrim over small ranges then reaches them."""
+    extents alone, fstrim over small ranges then reaches them. On btrfs,
+    what an fstrim on a mount in use reaches."""
     level = min(reference["after"], reference["floor"])
+    if reference.get("in_use_after") is not None:
+        level = reference["in_use_after"]
     freed = max(0, alloc_before - level)
     return level + max(RECLAIM_SLACK * freed, disks.MiB)
 
@@ -233,11 +250,21 @@ def reclaim_over(name, alloc, level, log_path):
     return alloc.samples[-1][1] <= level
 
 
-def storm_and_probe(bench, name, twin, mnt, raw, reference, log_path):
+def quiet_from(res, first_chunk_t):
+    """When the disk went idle for good after the probe, by trimd's limits:
+    the filesystem may still write after the load stops (btrfs commits
+    every 30 s), and trimd's idle window starts only then."""
+    if first_chunk_t is None:
+        return None
+    busy = disks.last_busy(res["io_samples"], first_chunk_t, *IDLE_LIMITS)
+    return max(res["probe_end"], busy or 0.0)
+
+
+def storm_and_probe(bench, name, twin, mnt, raw, reference, log_path, dev):
     """rm -r + sync, the probe over the next minute, then (unless this is
     the baseline) watch the allocation until it is back to the reference."""
     level = reclaim_level(reference, disks.allocated(twin)) if reference else None
-    with disks.AllocationSampler(twin) as alloc:
+    with disks.AllocationSampler(twin, dev=dev) as alloc:
         t0 = time.time()
         rm_sync(mnt)
         t_sync = time.time()
@@ -255,4 +282,5 @@ def storm_and_probe(bench, name, twin, mnt, raw, reference, log_path):
             "probe_end": probe.ended_at, "probe": latency.summary(probe.samples),
             "probe_samples": probe.samples, "alloc_samples": alloc.samples,
             "reclaim_level": level, "reclaimed_at": reclaimed_at,
-            "reclaim_s": reclaimed_at - t0 if reclaimed_at else None}
+            "reclaim_s": reclaimed_at - t0 if reclaimed_at else None,
+            "io_samples": alloc.io_samples}
