@@ -259,14 +259,16 @@ def last_busy(io_samples, before, max_iops, max_bytes, max_busy):
     each over the second up to a sample): when its idle window could start
     at the earliest. None when it was never busy in the samples."""
     busy_at = None
-    for i, (t, now) in enumerate(io_samples):
+    j = 0  # io_samples[j]: the latest sample at least a second before sample i
+    for t, now in io_samples:
         if t >= before:
             break
-        earlier = next(((t0, s) for t0, s in reversed(io_samples[:i]) if t - t0 >= 1.0), None)
-        if earlier is None:
-            continue
-        t0, then = earlier
+        while j + 1 < len(io_samples) and t - io_samples[j + 1][0] >= 1.0:
+            j += 1
+        t0, then = io_samples[j]
         span = t - t0
+        if span < 1.0:
+            continue
         ios = now["reads"] + now["writes"] - then["reads"] - then["writes"]
         sectors = (now["sectors_read"] + now["sectors_written"]
                    - then["sectors_read"] - then["sectors_written"])

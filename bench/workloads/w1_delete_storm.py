@@ -33,10 +33,10 @@ RECLAIM_SLACK = 0.01  # "reclaimed": all but 1% of what the fstrim'd twin freed
 # FITRIM reaches what btrfs's allocation clusters hold (docs/design.md), an
 # fstrim on a fresh mount does. The table still shows that gap.
 IN_USE_REFERENCE_FS = ("btrfs",)
-REPEATED = ("nodiscard", "trimd", TAKEOVER)
+REPEATED = ("nodiscard", "trimd", TAKEOVER)  # rm + sync takes seconds there: time it again
 # trimd's default idle limits ([idle] in config/trimd.toml), which the
 # benchmark's policy keeps: reads + writes/s, bytes/s, busy fraction.
-IDLE_LIMITS = (20, 1024 * 1024, 0.05)  # rm + sync takes seconds there: time it again
+IDLE_LIMITS = (20, 1024 * 1024, 0.05)
 WITH_TRIMD = ("trimd", TAKEOVER)
 
 

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Unit tests of the benchmark's judging logic: no root, no devices, no
+timing. Run: python3 bench/tests/test_harness_logic.py"""
+import os
+import sys
+import unittest
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import report_targets  # noqa: E402
+from lib import disks  # noqa: E402
+from workloads import w1_delete_storm as w1  # noqa: E402
+
+LIMITS = (20, 1024 * 1024, 0.05)  # trimd's default idle limits
+
+
+def counters(writes=0, sectors=0, ticks_ms=0):
+    return {"reads": 0, "writes": writes, "sectors_read": 0, "sectors_written": sectors,
+            "io_ticks_ms": ticks_ms}
+
+
+def series(busy_until, end, step=0.2):
+    """A disk written at 100 writes/s until `busy_until`, silent after."""
+    out, t, writes = [], 0.0, 0
+    while t <= end:
+        if t <= busy_until:
+            writes += 20
+        out.append((t, counters(writes, writes * 8, int(min(t, busy_until) * 500))))
+        t = round(t + step, 6)
+    return out
+
+
+class RmSyncRatio(unittest.TestCase):
+    def test_pairs_trials_so_a_burst_that_hits_both_cancels_out(self):
+        base = {"rm_sync_s": 1.0, "rm_sync_trials": [1.0, 2.0, 1.0], "rm_sync_median": 1.0}
+        other = {"rm_sync_s": 1.0, "rm_sync_trials": [1.0, 2.0, 2.0], "rm_sync_median": 2.0}
+        r, _, why = report_targets.rm_sync_ratio(other, base)
+        self.assertAlmostEqual(r, 1.0)  # ratios 1, 1, 2: the median is 1, not 2 / 1
+        self.assertIn("twin by twin", why)
+
+    def test_falls_back_to_one_ratio_without_repeated_trials(self):
+        r, value, why = report_targets.rm_sync_ratio({"rm_sync_s": 1.5}, {"rm_sync_s": 1.0})
+        self.assertAlmostEqual(r, 1.5)
+        self.assertIn("1.50×", value)
+        self.assertEqual(why, "one twin each")
+
+
+class LastBusy(unittest.TestCase):
+    def test_finds_the_last_second_above_trimds_limits(self):
+        busy = disks.last_busy(series(busy_until=5.0, end=20.0), 20.0, *LIMITS)
+        self.assertIsNotNone(busy)
+        self.assertGreaterEqual(busy, 5.0)
+        self.assertLess(busy, 6.2)  # the second after the last write still counts them
+
+    def test_ignores_io_below_the_limits(self):
+        trickle = [(t / 5, counters(writes=t // 10)) for t in range(100)]  # 0.5 writes/s
+        self.assertIsNone(disks.last_busy(trickle, 100.0, *LIMITS))
+
+    def test_ignores_samples_from_before_on(self):
+        samples = series(busy_until=15.0, end=20.0)
+        busy = disks.last_busy(samples, 8.0, *LIMITS)
+        self.assertLess(busy, 8.0)
+
+    def test_counts_a_busy_fraction_alone(self):
+        samples = [(t / 5, counters(ticks_ms=int(t / 5 * 100))) for t in range(50)]  # 10% busy
+        self.assertIsNotNone(disks.last_busy(samples, 100.0, *LIMITS))
+
+
+class W1Reclaim(unittest.TestCase):
+    params = {"idle_window_s": 30.0, "sample_interval_s": 1.0}
+
+    def config(self, **extra):
+        c = {"probe_end": 100.0, "reclaimed_at": 260.0, "trimd_pass": {"active_s": 100.0}}
+        c.update(extra)
+        return c
+
+    def test_counts_from_the_load_when_the_disk_went_quiet_with_it(self):
+        t = report_targets.w1_reclaim_target("ext4", self.config(), self.params)
+        self.assertFalse(t["met"])  # 160 s > 30 + 100 + sampling
+        self.assertIn("after the load stopped", t["value"])
+
+    def test_counts_from_when_the_disk_went_idle_after_the_load(self):
+        t = report_targets.w1_reclaim_target("btrfs", self.config(disk_quiet_at=128.0),
+                                             self.params)
+        self.assertTrue(t["met"])  # 132 s <= 133 s
+        self.assertIn("28.0 s after the load stopped", t["value"])
+
+    def test_level_is_the_in_use_fstrim_when_there_is_one(self):
+        fresh = {"after": 400 * disks.MiB, "floor": 390 * disks.MiB, "in_use_after": None}
+        in_use = dict(fresh, in_use_after=450 * disks.MiB)
+        before = 1000 * disks.MiB
+        self.assertLess(w1.reclaim_level(fresh, before), 400 * disks.MiB)
+        self.assertGreater(w1.reclaim_level(in_use, before), 450 * disks.MiB)
+
+
+class W1Alloc(unittest.TestCase):
+    def test_compares_btrfs_with_the_twin_fstrimmed_on_a_mount_in_use(self):
+        data = {"reference_alloc": 430 * disks.MiB, "reference_in_use": 530 * disks.MiB}
+        t = report_targets.w1_alloc_target("btrfs", {"alloc_end": 472 * disks.MiB}, data)
+        self.assertTrue(t["met"])
+        self.assertIn("in use", t["what"])
+
+    def test_compares_with_the_fstrimmed_twin_otherwise(self):
+        data = {"reference_alloc": 430 * disks.MiB}
+        t = report_targets.w1_alloc_target("ext4", {"alloc_end": 472 * disks.MiB}, data)
+        self.assertFalse(t["met"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
