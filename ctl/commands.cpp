@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "config.hpp"
+#include "units.hpp"
 
 namespace trimctl {
 

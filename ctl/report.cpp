@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "config.hpp"
+#include "units.hpp"
 #include "format.hpp"
 #include "json.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "config.hpp"
+#include "units.hpp"
 #include "format.hpp"
 #include "json.hpp"
 #include "pager.hpp"

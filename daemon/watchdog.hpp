@@ -1,6 +1,6 @@
 // systemd's watchdog (WatchdogSec=): keep-alives sent from the event loop
 // itself, so that a wedged loop stops them and systemd restarts trimd.
-// FITRIM runs on worker threads, never on the loop, so a long call in the
+// FITRIM runs in child processes, never on the loop, so a long call in the
 // kernel cannot starve the keep-alives.
 #pragma once
 

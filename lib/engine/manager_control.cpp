@@ -5,6 +5,7 @@
 
 #include "manager.hpp"
 #include "manager_tracked.hpp"
+#include "planner.hpp"
 
 namespace trimd {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "planner.hpp"
+#include "fs_types.hpp"
 
 namespace trimd {
 

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "config.hpp"
+#include "units.hpp"
 #include "unique_fd.hpp"
 
 namespace trimd {

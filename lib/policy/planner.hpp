@@ -7,31 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "fs_types.hpp"
+
 namespace trimd {
-
-struct TrimRange {
-  std::uint64_t start = 0;
-  std::uint64_t len = 0;
-  std::uint64_t minlen = 0;
-};
-
-// A byte range [start, start + len).
-struct Extent {
-  std::uint64_t start = 0;
-  std::uint64_t len = 0;
-  friend bool operator==(const Extent&, const Extent&) = default;
-};
-
-// What the planner needs to know about one filesystem.
-struct FsGeometry {
-  std::string fs_type;              // ext4, xfs, btrfs, anything else
-  std::uint64_t size_bytes = 0;     // device size: the end of the range on ext4/xfs
-  // xfs allocation group or ext4 block group size; 0 = unknown.
-  std::uint64_t group_bytes = 0;
-  // btrfs block groups (data, metadata and system) in its logical address
-  // space: sorted by start, non-overlapping, none empty. Empty = unknown.
-  std::vector<Extent> block_groups{};
-};
 
 enum class RangeKind {
   Linear,        // ext4 and similar: [0, size) in chunks

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "config.hpp"
+#include "units.hpp"
 
 namespace trimd {
 namespace {

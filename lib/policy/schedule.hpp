@@ -7,15 +7,9 @@
 #include <string>
 
 #include "time.hpp"
+#include "units.hpp"
 
 namespace trimd {
-
-// A daily window in local time, [start, end) in minutes after midnight.
-// start > end wraps midnight (22:00-06:00). start == end means all day.
-struct TimeWindow {
-  int start_minute = 0;
-  int end_minute = 0;
-};
 
 struct SchedulePolicy {
   Duration interval = std::chrono::hours{24 * 7};

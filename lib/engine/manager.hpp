@@ -1,7 +1,7 @@
 // The engine's heart: owns every tracked filesystem, decides when and how
 // fast each is trimmed. Single-threaded: the daemon calls it from its event
 // loop only. It never blocks and never calls the kernel itself: it hands out
-// chunk jobs, which the daemon runs on worker threads and reports back.
+// chunk jobs, which the daemon runs in runner processes and reports back.
 #pragma once
 
 #include <cstdint>

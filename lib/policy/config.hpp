@@ -12,6 +12,7 @@
 #include "idleness.hpp"
 #include "schedule.hpp"
 #include "time.hpp"
+#include "units.hpp"
 
 namespace trimd {
 
@@ -115,12 +116,5 @@ class ConfigError : public std::runtime_error {
 Config parse_config(std::string_view text, const std::string& file_name);
 // Missing file: defaults when `missing_ok`, else ConfigError. Throws ConfigError.
 Config load_config(const std::string& path, bool missing_ok);
-
-// Human units. Throw std::invalid_argument with a readable message.
-std::uint64_t parse_size(std::string_view text);     // "256MiB", "1G", "4096", "0"
-Duration parse_duration(std::string_view text);       // "30s", "100ms", "1w", "1h30min", "2d"
-TimeWindow parse_time_window(std::string_view text);  // "01:00-06:00"
-std::string format_size(std::uint64_t bytes);         // "1.5 GiB"
-std::string format_duration(Duration d);              // "1h 30min", "250ms"
 
 }  // namespace trimd

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "planner.hpp"
+#include "fs_types.hpp"
 
 namespace trimd {
 

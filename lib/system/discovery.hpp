@@ -12,7 +12,7 @@
 #include "discard_mode.hpp"
 #include "fs_probe.hpp"
 #include "mountinfo.hpp"
-#include "planner.hpp"
+#include "fs_types.hpp"
 
 namespace trimd {
 
