@@ -36,7 +36,8 @@ std::uint64_t random_bits() {
   if (::getrandom(&bits, sizeof bits, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof bits))
     return bits;
   const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-  return static_cast<std::uint64_t>(now) * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(::getpid());
+  const auto mixed = static_cast<std::uint64_t>(now) * 0x9e3779b97f4a7c15ULL;
+  return mixed ^ static_cast<std::uint64_t>(::getpid());
 }
 
 // ".trimd.prom.<16 hex>.tmp": hidden, and not "*.prom" for a collector.
@@ -67,7 +68,8 @@ TempFile create_temp(int dir, const fs::path& file, mode_t mode) {
   UniqueFd fd{::openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode)};
   if (fd.get() >= 0) return TempFile{std::move(fd), {}};
   // Filesystems (and kernels) without O_TMPFILE answer one of these.
-  if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return create_named(dir, file, mode);
+  if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
+    return create_named(dir, file, mode);
   throw_errno(errno, "cannot create a file beside " + file.string());
 }
 
@@ -106,8 +108,10 @@ void give_name(TempFile& temp, int dir, const fs::path& file) {
 }
 
 void fill(const TempFile& temp, std::string_view text, mode_t mode, const fs::path& file) {
-  if (::fchmod(temp.fd.get(), mode) < 0) throw_errno(errno, "cannot set the mode of " + file.string());
-  if (const int error = write_all(temp.fd.get(), text)) throw_errno(error, "cannot write " + file.string());
+  if (::fchmod(temp.fd.get(), mode) < 0)
+    throw_errno(errno, "cannot set the mode of " + file.string());
+  if (const int error = write_all(temp.fd.get(), text))
+    throw_errno(error, "cannot write " + file.string());
   if (::fsync(temp.fd.get()) < 0) throw_errno(errno, "cannot sync " + file.string());
 }
 

@@ -129,7 +129,7 @@ TEST_F(MetricsFile, FifosAtEveryPlausibleTempNameInAWorldWritableDirectoryNeithe
   const auto started = std::chrono::steady_clock::now();
   trimd::test::without_blocking_on((dir_ / names[0]).string(),
                                    [&] { write_textfile(file, "trimd_passes_total 1\n"); });
-  const auto took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
   RecordProperty("write_ms", std::to_string(took.count()));
   EXPECT_EQ(read_text(file), "trimd_passes_total 1\n");
   for (const auto& name : names)

@@ -121,7 +121,8 @@ class StateBoundsTest : public testing::Test {
 
 // The case: trimd wrote this, refused to read it back at the next
 // start and lost every cursor and lifetime figure.
-TEST_F(StateBoundsTest, TwoThousandFiftyFilesystemsWithPathMaxMountPointsAndFullHistoriesAreReadBackWhole) {
+TEST_F(StateBoundsTest,
+       TwoThousandFiftyFilesystemsWithPathMaxMountPointsAndFullHistoriesAreReadBackWhole) {
   StateMap state;
   for (std::size_t n = 0; n < 2050; ++n)
     state[fmt::format("uuid-{:08x}-1234-5678-9abc-def012345678", n)] =
@@ -131,7 +132,9 @@ TEST_F(StateBoundsTest, TwoThousandFiftyFilesystemsWithPathMaxMountPointsAndFull
   store.save(state);
   const auto saved = std::chrono::steady_clock::now();
   const StateMap loaded = store.load();
-  const auto ms = [](auto d) { return std::to_string(std::chrono::duration<double, std::milli>(d).count()); };
+  const auto ms = [](auto d) {
+    return std::to_string(std::chrono::duration<double, std::milli>(d).count());
+  };
   RecordProperty("save_ms", ms(saved - started));
   RecordProperty("load_ms", ms(std::chrono::steady_clock::now() - saved));
   RecordProperty("state_file_bytes", std::to_string(file_size()));
@@ -204,7 +207,8 @@ TEST_F(StateBoundsTest, OverTheByteBoundTheLeastRecentlySeenAreLeftOut) {
 
 TEST_F(StateBoundsTest, RecordsLeftOutAreWarnedAboutOnceNotAtEverySave) {
   StateMap state;
-  for (std::size_t n = 0; n < 3; ++n) state["fs-" + std::to_string(n)].last_seen = from_usec(kSeenBase + n);
+  for (std::int64_t n = 0; n < 3; ++n)
+    state["fs-" + std::to_string(n)].last_seen = from_usec(kSeenBase + n);
   StateStore store{root_, StateBounds{kMaxStateFileBytes, 2}};
   store.save(state);
   store.save(state);
@@ -222,7 +226,8 @@ TEST(LifetimeFigures, StopAtTheLargestTheStateFileHoldsInsteadOfWrapping) {
   EXPECT_EQ(add_saturating(kMaxLifetimeCount - 1, 1), kMaxLifetimeCount);
   EXPECT_EQ(add_saturating(std::numeric_limits<std::uint64_t>::max(), 1), kMaxLifetimeCount);
   EXPECT_EQ(add_saturating(3, 4), 7u);
+  const Lifetime largest{kLargestCount, kLargestCount, kLargestCount, kLargestCount, kLargestCount};
   Lifetime total;
-  for (int i = 0; i < 3; ++i) total += Lifetime{kLargestCount, kLargestCount, kLargestCount, kLargestCount, kLargestCount};
-  EXPECT_EQ(total, (Lifetime{kLargestCount, kLargestCount, kLargestCount, kLargestCount, kLargestCount}));
+  for (int i = 0; i < 3; ++i) total += largest;
+  EXPECT_EQ(total, largest);
 }
