@@ -64,7 +64,8 @@ TempFile create_named(int dir, const fs::path& file, mode_t mode) {
   throw_errno(EEXIST, "cannot create a file beside " + file.string());
 }
 
-TempFile create_temp(int dir, const fs::path& file, mode_t mode) {
+TempFile create_temp(int dir, const fs::path& file, mode_t mode, TempFileKind kind) {
+  if (kind == TempFileKind::Named) return create_named(dir, file, mode);
   UniqueFd fd{::openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode)};
   if (fd.get() >= 0) return TempFile{std::move(fd), {}};
   // Filesystems (and kernels) without O_TMPFILE answer one of these.
@@ -117,12 +118,13 @@ void fill(const TempFile& temp, std::string_view text, mode_t mode, const fs::pa
 
 }  // namespace
 
-void replace_file_atomically(const fs::path& file, std::string_view text, mode_t mode) {
+void replace_file_atomically(const fs::path& file, std::string_view text, mode_t mode,
+                             TempFileKind kind) {
   const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
   // O_DIRECTORY refuses anything else before it could block on opening it.
   UniqueFd dir{::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)};
   if (dir.get() < 0) throw_errno(errno, "cannot open " + directory.string());
-  TempFile temp = create_temp(dir.get(), file, mode);
+  TempFile temp = create_temp(dir.get(), file, mode, kind);
   try {
     fill(temp, text, mode, file);
     if (temp.name.empty()) give_name(temp, dir.get(), file);

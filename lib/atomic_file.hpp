@@ -19,7 +19,12 @@ namespace trimd {
 // a random name and renames that over `file`, then syncs the directory.
 // Throws std::system_error and leaves nothing behind on failure. Never
 // blocks on anything but the disk.
+// How the new file starts: Unnamed tries O_TMPFILE first; Named goes
+// straight to the random name (what a filesystem without O_TMPFILE gets;
+// tests use it to cover that path on any filesystem).
+enum class TempFileKind { Unnamed, Named };
+
 void replace_file_atomically(const std::filesystem::path& file, std::string_view text,
-                             mode_t mode = 0644);
+                             mode_t mode = 0644, TempFileKind kind = TempFileKind::Unnamed);
 
 }  // namespace trimd

@@ -139,15 +139,6 @@ TEST_F(MetricsFile, FifosAtEveryPlausibleTempNameInAWorldWritableDirectoryNeithe
       << "no temporary file left";
 }
 
-TEST_F(MetricsFile, ASymbolicLinkAtTheFileIsReplacedNotWrittenThrough) {
-  std::ofstream{dir_ / "elsewhere"} << "keep me";
-  fs::create_symlink(dir_ / "elsewhere", dir_ / "trimd.prom");
-  write_textfile(dir_ / "trimd.prom", "x 1\n");
-  EXPECT_EQ(read_text(dir_ / "elsewhere"), "keep me");
-  EXPECT_FALSE(fs::is_symlink(dir_ / "trimd.prom"));
-  EXPECT_EQ(read_text(dir_ / "trimd.prom"), "x 1\n");
-}
-
 TEST_F(MetricsFile, ThatCannotBeWrittenThrowsAndLeavesNothingBehind) {
   EXPECT_THROW(write_textfile(dir_ / "missing" / "trimd.prom", "x\n"), std::system_error);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 0);
