@@ -162,7 +162,7 @@ void Daemon::pump() {
   wake_timer_->arm_at(manager_->next_wakeup(t, m), t);
 }
 
-void Daemon::save_state(bool force) {
+void Daemon::save_state(bool force, SaveAttempt attempt) {
   if (!manager_->state_dirty()) return;
   const TimePoint t = now();
   if (!force && manager_->passes_active() && t - last_save_ < kSaveInterval) return;
@@ -174,7 +174,7 @@ void Daemon::save_state(bool force) {
     if (save_backoff_.succeeded()) spdlog::info("state saved to {} again", store_.path().string());
   } catch (const std::exception& e) {
     const bool news = save_backoff_.failed(e.what(), t);
-    spdlog::log(news ? spdlog::level::err : spdlog::level::debug,
+    spdlog::log(failed_save_level(news, attempt),
                 "cannot save state to {}: {} (next try in {})", store_.path().string(), e.what(),
                 format_duration(save_backoff_.current_delay()));
   }
@@ -237,7 +237,7 @@ void Daemon::shut_down() {
   if (!runner_->drain(kStopGrace))
     spdlog::warn("a FITRIM runner did not exit in time; its chunk will be redone after restart");
   if (!options_.once) hand_back_on_stop();
-  save_state(true);
+  save_state(true, SaveAttempt::Last);
   if (metrics_) metrics_->flush(*manager_, now(), true);
   loop_.quit();
 }
@@ -279,7 +279,7 @@ int Daemon::run() {
   sd_notify(0, "READY=1");
   pump();
   loop_.run();
-  if (!stopping_) save_state(true);
+  if (!stopping_) save_state(true, SaveAttempt::Last);
   bus_.reset();
   if (metrics_) manager_->remove_listener(metrics_.get());
   return options_.once ? once_exit_code() : 0;

@@ -65,7 +65,7 @@ class Daemon final : public DaemonControl {
   void pump();
   void chunk_ended(const ChunkReport& report);
   void stop_requested_chunks();
-  void save_state(bool force);
+  void save_state(bool force, SaveAttempt attempt = SaveAttempt::Periodic);
   void start_once();
   void shut_down();
   void update_status_line();

@@ -66,6 +66,10 @@ void Manager::apply_policy(Tracked& fs, TimePoint now) {
 void Manager::reschedule(Tracked& fs, TimePoint now) {
   const FsRecord& record = records_[fs.fs.id];
   std::optional<TimePoint> last_end = record.last_end;
+  // A pass cannot have ended in the future (a clock set back, an edited
+  // file): count it as ended when trimd started, so that the next one is
+  // neither decades away nor moved on at every reschedule.
+  if (last_end && *last_end > now) last_end = std::min(started_at_, now);
   const SchedulePolicy& schedule = fs.policy.schedule;
   const auto last = PassOutcome::parse(record.last_result);
   if (last_end && last && last->result == PassResult::Failed) {
@@ -99,7 +103,9 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     fs->paused = paused_all_;
     FsRecord& record = records_[fs->fs.id];
     record.mount_point = fs->fs.mount.mount_point;
-    if (!record.first_seen) {
+    // Nor can it have been first seen in the future: its first pass would be
+    // that far away ("173 years left"). Repaired for good, unlike last_end.
+    if (!record.first_seen || *record.first_seen > now) {
       record.first_seen = now;
       state_dirty_ = true;
     }

@@ -1,18 +1,13 @@
 // The Prometheus text file: what each metric means is in its HELP line.
 #include "metrics.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <array>
-#include <cerrno>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "unique_fd.hpp"
+#include "atomic_file.hpp"
 
 namespace trimd {
 
@@ -189,10 +184,6 @@ void render_now(std::string& out, const std::vector<FsStatus>& filesystems) {
   }
 }
 
-[[noreturn]] void throw_errno(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
-
 }  // namespace
 
 std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifetime& totals) {
@@ -204,28 +195,9 @@ std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifet
   return out;
 }
 
+// The collector's directory is often writable by others: see atomic_file.hpp.
 void write_textfile(const std::filesystem::path& file, const std::string& text) {
-  auto temp = file;
-  temp += fmt::format(".{}.tmp", ::getpid());
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
-  if (fd.get() < 0) throw_errno("cannot create " + temp.string());
-  try {
-    if (::fchmod(fd.get(), 0644) < 0) throw_errno("fchmod " + temp.string());
-    for (std::size_t done = 0; done < text.size();) {
-      const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw_errno("cannot write " + temp.string());
-      done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd.get()) < 0) throw_errno("fsync " + temp.string());
-    fd.reset();
-    if (::rename(temp.c_str(), file.c_str()) < 0) throw_errno("cannot replace " + file.string());
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
-  }
-  UniqueFd dir(::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.get() < 0 || ::fsync(dir.get()) < 0) throw_errno("cannot sync " + file.parent_path().string());
+  replace_file_atomically(file, text, 0644);
 }
 
 MetricsExporter::MetricsExporter(std::filesystem::path file, Duration interval)

@@ -15,8 +15,9 @@ namespace trimd {
 // The exposition text (format 0.0.4) for these filesystems and totals.
 std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifetime& totals);
 
-// Replaces `file` atomically: a temporary file beside it (not *.prom, so the
-// collector skips it), fsync, rename, fsync of the directory. Mode 0644.
+// Replaces `file` atomically with mode 0644 (replace_file_atomically: the
+// new file has no name, or an unpredictable one that is not *.prom, until
+// it is in place; nothing someone else put in the directory can block it).
 // Throws std::system_error.
 void write_textfile(const std::filesystem::path& file, const std::string& text);
 

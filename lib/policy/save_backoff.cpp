@@ -11,6 +11,11 @@ constexpr Duration kMaxDelay = 5min;
 
 }  // namespace
 
+spdlog::level::level_enum failed_save_level(bool new_reason, SaveAttempt attempt) {
+  if (new_reason) return spdlog::level::err;
+  return attempt == SaveAttempt::Last ? spdlog::level::warn : spdlog::level::debug;
+}
+
 bool SaveBackoff::may_try(TimePoint now) const { return delay_.count() == 0 || now >= next_try_; }
 
 bool SaveBackoff::failed(const std::string& why, TimePoint now) {

@@ -6,9 +6,19 @@
 
 #include <string>
 
+#include <spdlog/common.h>
+
 #include "time.hpp"
 
 namespace trimd {
+
+// A save while trimd runs is retried; the one as it stops is its last.
+enum class SaveAttempt { Periodic, Last };
+
+// How loud a failed save is logged: a new reason (SaveBackoff::failed()
+// said so) is an error; a repeated one is debug while retries follow, but a
+// warning at the last attempt, because what it held is lost.
+spdlog::level::level_enum failed_save_level(bool new_reason, SaveAttempt attempt);
 
 class SaveBackoff {
  public:

@@ -1,6 +1,6 @@
 // state.toml: what trimd remembers per filesystem across restarts. Written
-// atomically (temp file, fsync, rename, fsync of the directory) so a crash
-// leaves either the old or the new file, never half of one.
+// atomically (replace_file_atomically) so a crash leaves either the old or
+// the new file, never half of one; never larger than load() reads back.
 #include "state_store.hpp"
 
 #include <fcntl.h>
@@ -21,7 +21,10 @@
 #include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
+#include "atomic_file.hpp"
+#include "config.hpp"
 #include "regular_file.hpp"
+#include "state_bounds.hpp"
 #include "utf8.hpp"
 
 #if !TOML_EXCEPTIONS
@@ -37,7 +40,6 @@ namespace fs = std::filesystem;
 constexpr std::int64_t kLongestStoredUsec = 100ll * 365 * 24 * 3600 * 1000000;
 
 constexpr std::string_view state_file_name = "state.toml";
-constexpr std::string_view temp_file_name = ".state.toml.tmp";
 
 // Only basic "..." strings: toml++ 3.3 writes literal and multi-line strings
 // that it cannot read back when they hold quotes, tabs or line breaks.
@@ -147,13 +149,38 @@ std::string table_header(const std::string& id) {
   return out.str();
 }
 
-std::string format_state(const StateMap& state) {
+constexpr std::string_view kFileHeader =
+    "# trimd's memory of past and unfinished trim passes, one table per filesystem.\n"
+    "# Times are microseconds since the epoch. Written by trimd: edit only while it is stopped.\n";
+
+// One record as it stands in the file, a blank line before it.
+std::string format_record(const std::string& id, const FsRecord& record) {
   std::ostringstream out;
-  out << "# trimd's memory of past and unfinished trim passes, one table per filesystem.\n"
-         "# Times are microseconds since the epoch. Written by trimd: edit only while it is stopped.\n";
-  for (const auto& [id, record] : state)
-    out << '\n' << table_header(id_to_key(id)) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
+  out << '\n' << table_header(id_to_key(id)) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
   return out.str();
+}
+
+struct StateText {
+  std::string text;
+  std::size_t left_out = 0;  // records that did not fit the bounds
+};
+
+// The whole file, within `bounds` (records_that_fit).
+StateText format_state(const StateMap& state, const StateBounds& bounds) {
+  std::vector<FormattedRecord> records;
+  records.reserve(state.size());
+  for (const auto& [id, record] : state)
+    records.push_back({id, last_sighting(record), format_record(id, record)});
+  const std::size_t budget = bounds.max_bytes - std::min(bounds.max_bytes, kFileHeader.size());
+  const auto keep = records_that_fit(records, budget, bounds.max_records);
+  StateText out{std::string(kFileHeader)};
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (keep[i])
+      out.text += records[i].text;
+    else
+      ++out.left_out;
+  }
+  return out;
 }
 
 // Reads one record, throwing std::runtime_error on a value of the wrong type.
@@ -293,79 +320,24 @@ void make_directories(const fs::path& directory) {
   }
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // close(2) can report a failed write-back; callers that care ask.
-  int close() { return ::close(std::exchange(fd_, -1)); }
-
- private:
-  int fd_;
-};
-
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno(errno, "write");
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
-// Whatever is at the temp file's name goes: a leftover of a crash, or
-// something put there by mistake (a FIFO would block open(), a symbolic link
-// would be followed, a directory would fail every save). A directory with
-// files in it is moved aside for a person to look at.
-void clear_temp(const fs::path& temp) {
-  if (::unlink(temp.c_str()) == 0 || errno == ENOENT) return;
-  if (errno == EISDIR && ::rmdir(temp.c_str()) == 0) return;
-  auto aside = temp;
-  aside += fmt::format(".stray-{}", std::time(nullptr));
-  if (::rename(temp.c_str(), aside.c_str()) < 0) throw_errno(errno, "cannot remove " + temp.string());
-  spdlog::warn("moved {} out of the way to {}", temp.string(), aside.string());
-}
-
-// Writes `text` to a new `file` (mode 0644) and makes it durable; on failure
-// the partial file is removed.
-void write_durably(const fs::path& file, std::string_view text) {
-  clear_temp(file);
-  Fd fd{::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-               0644)};
-  if (fd.get() < 0) throw_errno(errno, "cannot create " + file.string());
-  try {
-    if (::fchmod(fd.get(), 0644) < 0) throw_errno(errno, "fchmod");
-    write_all(fd.get(), text);
-    if (::fsync(fd.get()) < 0) throw_errno(errno, "fsync");
-    if (fd.close() < 0) throw_errno(errno, "close");
-  } catch (const std::system_error& e) {
-    ::unlink(file.c_str());
-    throw std::system_error(e.code(), "cannot write " + file.string());
-  }
-}
-
-void sync_directory(const fs::path& directory) {
-  Fd fd{::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (fd.get() < 0 || ::fsync(fd.get()) < 0) throw_errno(errno, "cannot sync " + directory.string());
-}
-
 }  // namespace
 
 const char* to_string(TakeoverOrigin origin) {
   return origin == TakeoverOrigin::Request ? "request" : "policy";
 }
 
+std::uint64_t add_saturating(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum) || sum > kMaxLifetimeCount) return kMaxLifetimeCount;
+  return sum;
+}
+
 Lifetime& Lifetime::operator+=(const Lifetime& other) {
-  bytes += other.bytes;
-  passes += other.passes;
-  preemptions += other.preemptions;
-  pauses += other.pauses;
-  failures += other.failures;
+  bytes = add_saturating(bytes, other.bytes);
+  passes = add_saturating(passes, other.passes);
+  preemptions = add_saturating(preemptions, other.preemptions);
+  pauses = add_saturating(pauses, other.pauses);
+  failures = add_saturating(failures, other.failures);
   return *this;
 }
 
@@ -395,21 +367,24 @@ StateMap parse_state(std::string_view text, const std::filesystem::path& file) {
   return state;
 }
 
+std::optional<TimePoint> last_sighting(const FsRecord& record) {
+  return record.last_seen ? record.last_seen : record.last_end;
+}
+
 std::size_t prune_unseen(StateMap& state, TimePoint now, Duration keep) {
   const TimePoint horizon = saturating_sub(now, keep);
   return std::erase_if(state, [horizon](const auto& entry) {
-    const FsRecord& record = entry.second;
-    const auto seen = record.last_seen ? record.last_seen : record.last_end;
+    const auto seen = last_sighting(entry.second);
     return seen && *seen < horizon;
   });
 }
 
-StateStore::StateStore(std::filesystem::path directory)
-    : directory_(std::move(directory)), file_(directory_ / state_file_name) {}
+StateStore::StateStore(std::filesystem::path directory, StateBounds bounds)
+    : directory_(std::move(directory)), file_(directory_ / state_file_name), bounds_(bounds) {}
 
 StateMap StateStore::load(OnCorrupt on_corrupt) {
   try {
-    const auto text = read_regular_file(file_.string(), kMaxPolicyFileBytes);
+    const auto text = read_regular_file(file_.string(), kMaxStateFileBytes);
     if (!text) return {};
     return parse_state(*text, file_);
   } catch (const std::runtime_error& e) {  // FileRefused too
@@ -421,17 +396,17 @@ StateMap StateStore::load(OnCorrupt on_corrupt) {
   return {};
 }
 
-void StateStore::save(const StateMap& state) const {
-  const auto text = format_state(state);
+std::size_t StateStore::save(const StateMap& state) {
+  const auto [text, left_out] = format_state(state, bounds_);
   make_directories(directory_);
-  const auto temp = directory_ / temp_file_name;
-  write_durably(temp, text);
-  if (::rename(temp.c_str(), file_.c_str()) < 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw_errno(error, "cannot replace " + file_.string());
-  }
-  sync_directory(directory_);
+  replace_file_atomically(file_, text, 0644);
+  if (left_out > 0 && left_out != left_out_)
+    spdlog::warn("{}: {} of {} filesystems do not fit (at most {} and {}); left out the {} seen "
+                 "least recently",
+                 file_.string(), left_out, state.size(), bounds_.max_records,
+                 format_size(bounds_.max_bytes), left_out);
+  left_out_ = left_out;
+  return left_out;
 }
 
 }  // namespace trimd

@@ -1,10 +1,11 @@
 // Per-filesystem state that survives restarts and reboots: the last pass and
-// the cursor of an unfinished one. Written atomically (temp file, fsync,
-// rename, fsync of the directory).
+// the cursor of an unfinished one. Written atomically (replace_file_atomically)
+// and never larger than trimd reads back.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +43,13 @@ struct PassHistoryEntry {
 // How many finished passes each record keeps (oldest dropped first).
 inline constexpr std::size_t kHistoryLength = 10;
 
+// The largest lifetime figure: a TOML integer is signed, and a figure must
+// read back after a restart as it was. Figures stop there instead of wrapping.
+inline constexpr std::uint64_t kMaxLifetimeCount = std::numeric_limits<std::int64_t>::max();
+
+// a + b, at most kMaxLifetimeCount.
+std::uint64_t add_saturating(std::uint64_t a, std::uint64_t b);
+
 // What trimd did to one filesystem over its lifetime (all passes it
 // remembers, across restarts).
 struct Lifetime {
@@ -51,7 +59,7 @@ struct Lifetime {
   std::uint64_t pauses = 0;       // stops between chunks for foreground I/O
   std::uint64_t failures = 0;     // passes that ended "failed: ..."
 
-  Lifetime& operator+=(const Lifetime& other);
+  Lifetime& operator+=(const Lifetime& other);  // each figure with add_saturating
   bool operator==(const Lifetime&) const = default;
 };
 
@@ -89,30 +97,50 @@ using StateMap = std::map<std::string, FsRecord>;  // key: filesystem id
 // (bad TOML, a value of the wrong type or out of range). `file` names it.
 StateMap parse_state(std::string_view text, const std::filesystem::path& file);
 
+// When the filesystem was last seen mounted (in an older file: its last pass).
+std::optional<TimePoint> last_sighting(const FsRecord& record);
+
 // Drops from `state` every record whose last sighting (or, in an older file,
 // last pass) is more than `keep` (the policy's forget_after) before `now`:
 // images mounted once, disks long gone. A record with neither stays.
 // Returns how many went.
 std::size_t prune_unseen(StateMap& state, TimePoint now, Duration keep);
 
+// The most trimd reads of a state file, and so the most it writes: 2050
+// filesystems with 4095-byte mount points and full histories fit.
+inline constexpr std::size_t kMaxStateFileBytes = 16u << 20;
+// The most filesystems a state file remembers.
+inline constexpr std::size_t kMaxStateRecords = 4096;
+
+// What save() may write. Tests make them small.
+struct StateBounds {
+  std::size_t max_bytes = kMaxStateFileBytes;
+  std::size_t max_records = kMaxStateRecords;
+};
+
 class StateStore {
  public:
-  explicit StateStore(std::filesystem::path directory);
+  explicit StateStore(std::filesystem::path directory, StateBounds bounds = {});
   const std::filesystem::path& path() const { return file_; }  // <dir>/state.toml
 
   enum class OnCorrupt { MoveAside, Leave };
   // A missing file is an empty state. A corrupt or unreadable one (not a
-  // regular file, over kMaxPolicyFileBytes, a value out of range) is logged,
+  // regular file, over kMaxStateFileBytes, a value out of range) is logged,
   // moved aside to state.toml.corrupt-<time> unless `Leave` (--dry-run
   // changes nothing on disk), and an empty state returned: never throws for
   // bad content.
   StateMap load(OnCorrupt on_corrupt = OnCorrupt::MoveAside);
   // Atomic; creates the directory. Throws std::system_error on I/O failure.
-  void save(const StateMap& state) const;
+  // When the records do not all fit the bounds, the least recently seen are
+  // left out (a warning says how many, once per change of that number).
+  // Returns how many were left out.
+  std::size_t save(const StateMap& state);
 
  private:
   std::filesystem::path directory_;
   std::filesystem::path file_;
+  StateBounds bounds_;
+  std::size_t left_out_ = 0;  // by the last save, to warn once
 };
 
 }  // namespace trimd

@@ -3,9 +3,13 @@
 // cursor beyond the filesystem's end. Nothing overflows; a pass starts over.
 #include <gtest/gtest.h>
 
+#include <gmock/gmock.h>
+
 #include <cstdint>
+#include <limits>
 
 #include "manager_fixture.hpp"
+#include "metrics.hpp"
 
 namespace trimd::test {
 namespace {
@@ -65,6 +69,60 @@ TEST_F(ManagerTest, ASavedCursorAtTheEndStillFinishesThatPass) {
   auto m = make(quick_config(), state);
   EXPECT_TRUE(track_and_start(*m, fs).empty());
   EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
+}
+
+// Issue 16 item 11: "next trim ... 173 years left".
+TEST_F(ManagerTest, AFirstSightingInTheFutureCountsAsNowAndStaysRepaired) {
+  auto fs = make_fs("/mnt/a", "loop0");
+  Config config = quick_config();
+  config.trim.schedule.first_delay = std::chrono::minutes{2};
+  StateMap state;
+  state[fs.id].first_seen = from_usec(kLatestStoredUsec);
+  auto m = make(config, state);
+  m->update_filesystems({fs}, now);
+  EXPECT_EQ(m->status(fs.id, now)->next_trim, now + std::chrono::minutes{2});
+  EXPECT_EQ(m->persistent_state().at(fs.id).first_seen, now);
+  advance(std::chrono::minutes{1});
+  m->update_filesystems({fs}, now);
+  EXPECT_EQ(m->status(fs.id, now)->next_trim, now + std::chrono::minutes{1}) << "not moved on";
+}
+
+TEST_F(ManagerTest, ALastPassEndingInTheFutureCountsAsEndedWhenTrimdStarted) {
+  auto fs = make_fs("/mnt/a", "loop0");
+  Config config = quick_config();
+  const TimePoint started = now;
+  auto m = make(config, trimmed_at(fs, from_usec(kLatestStoredUsec)));
+  advance(std::chrono::hours{1});
+  m->update_filesystems({fs}, now);
+  const auto due = started + config.trim.schedule.interval;
+  EXPECT_EQ(m->status(fs.id, now)->next_trim, due);
+  advance(std::chrono::hours{1});
+  m->update_filesystems({fs}, now);
+  EXPECT_EQ(m->status(fs.id, now)->next_trim, due) << "not moved on at every rescan";
+}
+
+// Issue 16 item 11: three lifetime totals at INT64_MAX wrapped.
+TEST_F(ManagerTest, LifetimeTotalsSaturateAtTheLargestFigureOnTheBusAndInMetrics) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
+  disks["loop0"] = {};
+  StateMap state;
+  std::vector<DiscoveredFs> found;
+  for (const char* name : {"/mnt/a", "/mnt/b", "/mnt/c"}) {
+    found.push_back(make_fs(name, "loop0"));
+    state[found.back().id].lifetime = Lifetime{kMax, kMax, kMax, kMax, kMax};
+  }
+  auto m = make(quick_config(), state);
+  const Lifetime all_max{kMax, kMax, kMax, kMax, kMax};
+  EXPECT_EQ(m->lifetime_totals(), all_max);
+  for (const auto& job : track_and_start(*m, found[0])) m->chunk_finished(job, ok(job), now, mono);
+  run_to_completion(*m);
+  ASSERT_EQ(m->status(found[0].id, now)->last_result, "success");
+  // What the bus's properties (type t) and the metrics file give out.
+  EXPECT_EQ(m->lifetime_totals(), all_max);
+  EXPECT_EQ(m->status(found[0].id, now)->lifetime, all_max);
+  const std::string text = render_metrics(m->statuses(now), m->lifetime_totals());
+  EXPECT_THAT(text, testing::HasSubstr("\ntrimd_bytes_trimmed_total 9223372036854775807\n"));
+  EXPECT_THAT(text, testing::HasSubstr("\ntrimd_passes_total 9223372036854775807\n"));
 }
 
 }  // namespace

@@ -5,11 +5,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "fifo_guard.hpp"
 #include "metrics.hpp"
 
 using namespace trimd;
@@ -110,6 +114,29 @@ TEST_F(MetricsFile, IsReplacedWholeWithMode0644AndNoTemporaryFileLeft) {
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+// Issue 16 item 2: node_exporter's textfile directory is often writable by
+// everyone, and a FIFO at trimd's temp name froze the event loop.
+TEST_F(MetricsFile, FifosAtEveryPlausibleTempNameInAWorldWritableDirectoryNeitherBlockNorStopIt) {
+  ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);
+  const auto file = dir_ / "trimd.prom";
+  const std::string pid = std::to_string(::getpid());
+  const std::vector<std::string> names{"trimd.prom." + pid + ".tmp", ".trimd.prom." + pid + ".tmp",
+                                       "trimd.prom.tmp", ".trimd.prom.tmp", "trimd.prom.new",
+                                       "trimd.prom~", ".trimd.prom"};
+  for (const auto& name : names) ASSERT_EQ(::mkfifo((dir_ / name).c_str(), 0666), 0) << name;
+  const auto started = std::chrono::steady_clock::now();
+  trimd::test::without_blocking_on((dir_ / names[0]).string(),
+                                   [&] { write_textfile(file, "trimd_passes_total 1\n"); });
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - started;
+  RecordProperty("write_ms", std::to_string(took.count()));
+  EXPECT_EQ(read_text(file), "trimd_passes_total 1\n");
+  for (const auto& name : names)
+    EXPECT_EQ(fs::status(dir_ / name).type(), fs::file_type::fifo) << name << " left alone";
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()),
+            static_cast<std::ptrdiff_t>(names.size() + 1))
+      << "no temporary file left";
 }
 
 TEST_F(MetricsFile, ThatCannotBeWrittenThrowsAndLeavesNothingBehind) {

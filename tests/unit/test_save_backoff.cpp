@@ -58,5 +58,15 @@ TEST(SaveBackoff, CountsFewTriesInAnHourOfFailures) {
   EXPECT_LT(tries, 25);  // 1 s, 2 s, ... then every 5 min: not 3600
 }
 
+// Issue 16 item 11: a save failing as trimd stops (a read-only state
+// directory) was logged at debug when the reason was not new.
+TEST(FailedSaveLevel, IsAnErrorForANewReasonAndAWarningForTheLastSave) {
+  EXPECT_EQ(failed_save_level(true, SaveAttempt::Periodic), spdlog::level::err);
+  EXPECT_EQ(failed_save_level(true, SaveAttempt::Last), spdlog::level::err);
+  EXPECT_EQ(failed_save_level(false, SaveAttempt::Periodic), spdlog::level::debug);
+  EXPECT_EQ(failed_save_level(false, SaveAttempt::Last), spdlog::level::warn)
+      << "what the last save held is lost";
+}
+
 }  // namespace
 }  // namespace trimd
