@@ -152,9 +152,9 @@ void ChunkRunner::check_settling(bool now_or_never) {
   for (auto& chunk : done) report_finished(std::move(chunk->report), chunk->meter);
 }
 
-// A finished chunk is reported once its discards have completed.
+// A chunk is reported once its discards have completed.
 void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
-  if (meter.settled(sample_())) {
+  if (meter.settled(sample_()) || report.end == ChunkEnd::Stopped) {
     report_finished(std::move(report), meter);
     return;
   }
@@ -217,10 +217,7 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
     // Finished, even if a kill came too late to matter: the work is done.
     report.end = ChunkEnd::Finished;
     report.result.outcome = outcome_of(*exit.raw, report.job.target, report.job.range);
-    settle(std::move(report), std::move(*chunk->meter));
-    return;
-  }
-  if (chunk->killed) {
+  } else if (chunk->killed) {
     report.end = *chunk->killed;
     report.decision = chunk->decision;
     if (report.end == ChunkEnd::Preempted) log_preemption(*chunk, report, exited_at);
@@ -231,7 +228,9 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
     spdlog::warn("{}: the FITRIM runner (pid {}) {}; the chunk will be retried", where,
                  chunk->process->pid(), report.why);
   }
-  on_done_(report);
+  // A killed call's discards count as well: the disk did that work. Only a
+  // stop on request (pause, cancel, shutdown) is reported without waiting.
+  settle(std::move(report), std::move(*chunk->meter));
 }
 
 bool ChunkRunner::drain(Duration timeout) {

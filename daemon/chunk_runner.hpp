@@ -4,9 +4,9 @@
 // preemptible chunk whose disks see foreground I/O (its own I/O discounted,
 // see lib/preemption.hpp) is killed at once. The manager decides what a
 // preempted or stopped chunk means; this class only runs and kills.
-// A chunk whose FITRIM returned is reported once the discards its filesystem
-// queued have completed (xfs does not wait for them), so that the bytes it
-// discarded are counted whole; its disks stay held until then.
+// A chunk whose FITRIM returned (or was killed) is reported once the discards
+// its filesystem queued have completed (xfs does not wait for them), so that
+// the bytes it discarded are counted whole; its disks stay held until then.
 #pragma once
 
 #include <functional>
@@ -34,7 +34,7 @@ enum class ChunkEnd {
 struct ChunkReport {
   ChunkJob job;
   ChunkEnd end = ChunkEnd::Finished;
-  ChunkResult result;  // for Finished
+  ChunkResult result;  // for Finished; bytes_discarded for every end
   PreemptDecision decision;  // for Preempted
   std::string why;  // for Died
 };

@@ -169,6 +169,10 @@ class Manager {
   void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now) {
     chunk_finished(job, result, now, SteadyClock::now());
   }
+  // What a chunk that did not finish had discarded (nothing: not measured),
+  // told before chunk_preempted, chunk_timed_out or chunk_interrupted: the
+  // pass's bytes are what its devices discarded, redone work included.
+  void chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes);
   // Killed for foreground I/O (or died on its own): the cursor stays at the
   // chunk's start, the filesystem waits for the next idle window, and a
   // chunk preempted again and again shrinks.
