@@ -149,13 +149,13 @@ void ChunkRunner::check_settling(bool now_or_never) {
     }
   }
   arm_sampling();
-  for (auto& chunk : done) report_finished(std::move(chunk->report), chunk->meter);
+  for (auto& chunk : done) report_done(std::move(chunk->report), chunk->meter);
 }
 
 // A chunk is reported once its discards have completed.
 void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
   if (meter.settled(sample_()) || report.end == ChunkEnd::Stopped) {
-    report_finished(std::move(report), meter);
+    report_done(std::move(report), meter);
     return;
   }
   const std::uint64_t serial = report.job.serial;
@@ -165,7 +165,7 @@ void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
   arm_sampling();
 }
 
-void ChunkRunner::report_finished(ChunkReport report, const DiscardMeter& meter) {
+void ChunkRunner::report_done(ChunkReport report, const DiscardMeter& meter) {
   report.result.bytes_discarded = meter.bytes();
   on_done_(report);
 }

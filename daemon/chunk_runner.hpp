@@ -68,7 +68,7 @@ class ChunkRunner {
   void check_time_limits();
   void check_settling(bool now_or_never);
   void settle(ChunkReport report, DiscardMeter meter);
-  void report_finished(ChunkReport report, const DiscardMeter& meter);
+  void report_done(ChunkReport report, const DiscardMeter& meter);
   void on_exit(std::uint64_t serial);
   void log_preemption(const Chunk& chunk, const ChunkReport& report, std::int64_t exited_at);
   void charge_own_io(Chunk& chunk, IoBytes total);
