@@ -13,27 +13,29 @@ namespace trimd {
 
 namespace {
 
-std::optional<std::uint64_t> discarded(const std::vector<DiskStat>& sample,
-                                       const std::vector<std::string>& disks) {
-  std::uint64_t sectors = 0;
-  for (const auto& disk : disks) {
-    auto it = std::find_if(sample.begin(), sample.end(),
-                           [&](const DiskStat& s) { return s.name == disk; });
-    if (it == sample.end()) return std::nullopt;
-    sectors += it->counters.sectors_discarded;
-  }
-  return sectors * kDiskstatsSectorBytes;
-}
+// How long a finished chunk waits for the discards its filesystem left in
+// flight (xfs returns from FITRIM before they complete): what completes
+// later goes uncounted. Its disks stay held meanwhile, so that the next
+// chunk's discards do not queue behind them.
+constexpr Duration kDiscardSettleLimit = std::chrono::seconds{5};
 
 std::int64_t wall_usec() { return to_usec(Clock::now()); }
 
 }  // namespace
 
+// A chunk whose FITRIM returned, its report held until its filesystem's
+// discards have completed (DiscardMeter).
+struct ChunkRunner::Settling {
+  ChunkReport report;
+  DiscardMeter meter;
+  std::chrono::steady_clock::time_point deadline;
+};
+
 struct ChunkRunner::Chunk {
   ChunkJob job;
   std::unique_ptr<RunnerProcess> process;
   std::chrono::steady_clock::time_point started;
-  std::optional<std::uint64_t> discarded_before;
+  std::optional<DiscardMeter> meter;
   std::optional<PreemptionWatch> watch;
   IoBytes io_charged;  // of its own I/O, what take_own_io() has handed out
   std::optional<ChunkEnd> killed;  // why trimd killed it
@@ -47,6 +49,7 @@ ChunkRunner::ChunkRunner(EventLoop& loop, Sampler sample, Duration preempt_inter
       on_done_(std::move(on_done)), timer_(loop, [this] {
         check_time_limits();
         check_preemption();
+        check_settling(false);
       }) {}
 
 ChunkRunner::~ChunkRunner() {
@@ -56,7 +59,7 @@ ChunkRunner::~ChunkRunner() {
 void ChunkRunner::start(ChunkJob job) {
   auto chunk = std::make_unique<Chunk>();
   const auto sample = sample_();
-  chunk->discarded_before = discarded(sample, job.disks);
+  chunk->meter.emplace(job.devices, sample);
   chunk->started = std::chrono::steady_clock::now();
   chunk->process = std::make_unique<RunnerProcess>(job.target, job.range);
   chunk->watch.emplace(job.disks, sample, IoBytes{}, unattributed_read_allowance(job.fs_type));
@@ -68,7 +71,7 @@ void ChunkRunner::start(ChunkJob job) {
 }
 
 void ChunkRunner::arm_sampling() {
-  if (chunks_.empty())
+  if (chunks_.empty() && settling_.empty())
     timer_.disarm();
   else
     timer_.arm_every(interval_);
@@ -129,15 +132,52 @@ void ChunkRunner::stop_all() {
   for (auto& [serial, chunk] : chunks_) stop(serial);
 }
 
+// Reports the chunks whose discards have completed, or waited long enough;
+// all of them when `now_or_never` (shutting down).
+void ChunkRunner::check_settling(bool now_or_never) {
+  if (settling_.empty()) return;
+  const auto sample = sample_();
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Settling>> done;  // reported after the walk: on_done_ starts chunks
+  for (auto it = settling_.begin(); it != settling_.end();) {
+    Settling& chunk = *it->second;
+    if (chunk.meter.settled(sample) || now_or_never || now >= chunk.deadline) {
+      done.push_back(std::move(it->second));
+      it = settling_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  arm_sampling();
+  for (auto& chunk : done) report_done(std::move(chunk->report), chunk->meter);
+}
+
+// A chunk is reported once its discards have completed.
+void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
+  if (meter.settled(sample_()) || report.end == ChunkEnd::Stopped) {
+    report_done(std::move(report), meter);
+    return;
+  }
+  const std::uint64_t serial = report.job.serial;
+  const auto deadline = std::chrono::steady_clock::now() + kDiscardSettleLimit;
+  settling_.emplace(serial, std::make_unique<Settling>(
+                                Settling{std::move(report), std::move(meter), deadline}));
+  arm_sampling();
+}
+
+void ChunkRunner::report_done(ChunkReport report, const DiscardMeter& meter) {
+  report.result.bytes_discarded = meter.bytes();
+  on_done_(report);
+}
+
 // The fields of a preemption, for tools (bench/) that time reactions and
 // count the work a redo repeats: REDONE_BYTES is what the killed call had
 // already sent, to be sent again.
 void ChunkRunner::log_preemption(const Chunk& chunk, const ChunkReport& report,
                                  std::int64_t exited_at) {
-  const auto after = discarded(sample_(), report.job.disks);
-  const std::uint64_t redone = chunk.discarded_before && after && *after >= *chunk.discarded_before
-                                   ? *after - *chunk.discarded_before
-                                   : 0;
+  DiscardMeter meter = *chunk.meter;
+  meter.settled(sample_());
+  const std::uint64_t redone = meter.bytes().value_or(0);
   const auto& job = report.job;
   const LogFields fields = {{"MOUNT_POINT", job.target.mount_point},
                             {"FSTYPE", job.fs_type},
@@ -177,9 +217,6 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
     // Finished, even if a kill came too late to matter: the work is done.
     report.end = ChunkEnd::Finished;
     report.result.outcome = outcome_of(*exit.raw, report.job.target, report.job.range);
-    const auto after = discarded(sample_(), report.job.disks);
-    if (chunk->discarded_before && after && *after >= *chunk->discarded_before)
-      report.result.bytes_discarded = *after - *chunk->discarded_before;
   } else if (chunk->killed) {
     report.end = *chunk->killed;
     report.decision = chunk->decision;
@@ -191,12 +228,16 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
     spdlog::warn("{}: the FITRIM runner (pid {}) {}; the chunk will be retried", where,
                  chunk->process->pid(), report.why);
   }
-  on_done_(report);
+  // A killed call's discards count as well: the disk did that work. Only a
+  // stop on request (pause, cancel, shutdown) is reported without waiting.
+  settle(std::move(report), std::move(*chunk->meter));
 }
 
 bool ChunkRunner::drain(Duration timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!chunks_.empty()) {
+  while (!chunks_.empty() || !settling_.empty()) {
+    check_settling(true);  // shutting down: no waiting for discards
+    if (chunks_.empty()) break;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;

@@ -4,6 +4,9 @@
 // preemptible chunk whose disks see foreground I/O (its own I/O discounted,
 // see lib/preemption.hpp) is killed at once. The manager decides what a
 // preempted or stopped chunk means; this class only runs and kills.
+// A chunk whose FITRIM returned (or was killed) is reported once the discards
+// its filesystem queued have completed (xfs does not wait for them), so that
+// the bytes it discarded are counted whole; its disks stay held until then.
 #pragma once
 
 #include <functional>
@@ -12,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "discard_meter.hpp"
 #include "event_loop.hpp"
 #include "manager.hpp"
 #include "preemption.hpp"
@@ -30,7 +34,7 @@ enum class ChunkEnd {
 struct ChunkReport {
   ChunkJob job;
   ChunkEnd end = ChunkEnd::Finished;
-  ChunkResult result;  // for Finished
+  ChunkResult result;  // for Finished; bytes_discarded for every end
   PreemptDecision decision;  // for Preempted
   std::string why;  // for Died
 };
@@ -45,7 +49,8 @@ class ChunkRunner {
 
   void set_preempt_interval(Duration interval) { interval_ = interval; }
   void start(ChunkJob job);
-  std::size_t running() const { return chunks_.size(); }
+  // Chunks not yet reported: in FITRIM, or waiting for their discards.
+  std::size_t running() const { return chunks_.size() + settling_.size(); }
   bool running_job(std::uint64_t serial) const { return chunks_.count(serial) != 0; }
   // Kill on request: reported back as Stopped.
   void stop(std::uint64_t serial);
@@ -58,8 +63,12 @@ class ChunkRunner {
 
  private:
   struct Chunk;
+  struct Settling;
   void check_preemption();
   void check_time_limits();
+  void check_settling(bool now_or_never);
+  void settle(ChunkReport report, DiscardMeter meter);
+  void report_done(ChunkReport report, const DiscardMeter& meter);
   void on_exit(std::uint64_t serial);
   void log_preemption(const Chunk& chunk, const ChunkReport& report, std::int64_t exited_at);
   void charge_own_io(Chunk& chunk, IoBytes total);
@@ -70,7 +79,8 @@ class ChunkRunner {
   Duration interval_;
   OnDone on_done_;
   Timer timer_;
-  std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
+  std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;  // FITRIM running
+  std::map<std::uint64_t, std::unique_ptr<Settling>> settling_;  // FITRIM returned
   std::map<std::string, IoBytes> own_io_;
 };
 

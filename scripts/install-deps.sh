@@ -23,7 +23,7 @@ test_packages="
   dbus udev systemd
   libfuse3-dev fuse3 python3 python3-matplotlib
   debhelper dpkg-dev lintian debootstrap systemd-container
-  rpm bash-completion ccache
+  rpm bash-completion ccache fdisk
   clang libclang-rt-14-dev
   prometheus
 "

@@ -247,6 +247,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   job.fs_type = fs.fs.mount.fs_type;
   job.range = range;
   job.disks = fs.fs.disk_names();
+  for (const auto& device : fs.fs.topology.devices) job.devices.push_back(device.name);
   job.preemptible = !fs.pass->gentle && !fs.pass->ignore_idle;
   job.time_limit = chunk_time_limit(fs.policy, fs.pass->limit_doublings);
   for (const auto& disk : job.disks) busy_disks_.insert(disk);

@@ -96,6 +96,9 @@ struct ChunkJob {
   std::string fs_type;
   TrimRange range;
   std::vector<std::string> disks;
+  // The filesystem's own block devices (a partition, dm-0): where the bytes
+  // it discards are counted, apart from other filesystems on the same disks.
+  std::vector<std::string> devices;
   // Killed by the daemon when foreground I/O reaches its disks. Not when
   // trimming gently (overdue, disks never idle) or told to ignore idleness.
   bool preemptible = true;
@@ -106,8 +109,9 @@ struct ChunkJob {
 
 struct ChunkResult {
   TrimOutcome outcome;
-  // Discarded bytes measured from the disks' /proc/diskstats counters around
-  // the call; nothing when they could not be read.
+  // Discarded bytes measured from the filesystem's own devices' /proc/diskstats
+  // counters, from before the call until its discards completed (see
+  // lib/discard_meter.hpp); nothing when they could not be read.
   std::optional<std::uint64_t> bytes_discarded;
   Duration elapsed{0};
 };
@@ -165,6 +169,10 @@ class Manager {
   void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now) {
     chunk_finished(job, result, now, SteadyClock::now());
   }
+  // What a chunk that did not finish had discarded (nothing: not measured),
+  // told before chunk_preempted, chunk_timed_out or chunk_interrupted: the
+  // pass's bytes are what its devices discarded, redone work included.
+  void chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes);
   // Killed for foreground I/O (or died on its own): the cursor stays at the
   // chunk's start, the filesystem waits for the next idle window, and a
   // chunk preempted again and again shrinks.

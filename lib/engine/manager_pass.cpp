@@ -183,6 +183,15 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, text, bytes, elapsed);
 }
 
+void Manager::chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes) {
+  Tracked* fs = find(job.fs_id);
+  if (!fs || !fs->pass || fs->in_flight != job.serial) return;
+  if (bytes)
+    fs->pass->bytes_discarded += *bytes;
+  else
+    fs->pass->discard_measured = false;
+}
+
 void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
   Tracked* found = chunk_returned(job);
   if (!found) return;

@@ -227,33 +227,37 @@ void LoopImage::unmount() {
   cleanup::publish_mounted(slot_, false);
 }
 
-void LoopImage::sync() const {
-  const int fd = ::open(mount_point_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw_errno("open " + mount_point_);
+void sync_filesystem(const std::string& mount_point) {
+  const int fd = ::open(mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_errno("open " + mount_point);
   const int rc = ::syncfs(fd);
   ::close(fd);
-  if (rc != 0) throw_errno("syncfs " + mount_point_);
+  if (rc != 0) throw_errno("syncfs " + mount_point);
 }
 
-std::vector<std::string> LoopImage::fragment_files() const {
+namespace {
+
+std::vector<std::string> fragment_files(const std::string& mount_point) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (fs::directory_iterator it(mount_point_ + "/frag", ec), end; !ec && it != end;
+  for (fs::directory_iterator it(mount_point + "/frag", ec), end; !ec && it != end;
        it.increment(ec))
     files.push_back(it->path().string());
   std::sort(files.begin(), files.end());
   return files;
 }
 
-void LoopImage::write_fragmented_files(std::size_t count, std::uint64_t bytes) {
-  if (!mounted_) throw std::logic_error("write_fragmented_files on an unmounted image");
-  fs::create_directories(mount_point_ + "/frag");
-  const std::size_t first = fragment_files().size();
+}  // namespace
+
+void write_fragmented_files(const std::string& mount_point, std::size_t count,
+                            std::uint64_t bytes) {
+  fs::create_directories(mount_point + "/frag");
+  const std::size_t first = fragment_files(mount_point).size();
   std::vector<char> block(64 * 1024);
   for (std::size_t i = first; i < first + count; ++i) {
     char name[32];
     std::snprintf(name, sizeof name, "/frag/file-%06zu", i);
-    std::ofstream out(mount_point_ + name, std::ios::binary);
+    std::ofstream out(mount_point + name, std::ios::binary);
     std::fill(block.begin(), block.end(), static_cast<char>(1 + i % 250));
     for (std::uint64_t done = 0; done < bytes; done += block.size()) {
       const std::uint64_t piece = std::min<std::uint64_t>(block.size(), bytes - done);
@@ -261,18 +265,29 @@ void LoopImage::write_fragmented_files(std::size_t count, std::uint64_t bytes) {
     }
     if (!out.flush()) throw std::runtime_error(std::string("cannot write ") + name);
   }
-  sync();
+  sync_filesystem(mount_point);
 }
 
-std::uint64_t LoopImage::delete_every_other() {
-  const std::vector<std::string> files = fragment_files();
+std::uint64_t delete_every_other(const std::string& mount_point) {
+  const std::vector<std::string> files = fragment_files(mount_point);
   std::uint64_t deleted = 0;
   for (std::size_t i = 1; i < files.size(); i += 2) {
     deleted += fs::file_size(files[i]);
     fs::remove(files[i]);
   }
-  sync();
+  sync_filesystem(mount_point);
   return deleted;
+}
+
+void LoopImage::sync() const { sync_filesystem(mount_point_); }
+
+void LoopImage::write_fragmented_files(std::size_t count, std::uint64_t bytes) {
+  if (!mounted_) throw std::logic_error("write_fragmented_files on an unmounted image");
+  trimd::test::write_fragmented_files(mount_point_, count, bytes);
+}
+
+std::uint64_t LoopImage::delete_every_other() {
+  return trimd::test::delete_every_other(mount_point_);
 }
 
 LoopImage LoopImage::clone_sparse() const {

@@ -72,6 +72,13 @@ std::vector<std::string> tools_for(Fs fs);
 bool is_mounted(const std::string& mount_point);
 bool is_attached(const std::string& backing_file);  // per `losetup -a`
 
+// What LoopImage::write_fragmented_files() and delete_every_other() do, on
+// any mounted filesystem (a partition's, see partitioned_loop.hpp).
+void write_fragmented_files(const std::string& mount_point, std::size_t count,
+                            std::uint64_t bytes);
+std::uint64_t delete_every_other(const std::string& mount_point);
+void sync_filesystem(const std::string& mount_point);  // syncfs(2)
+
 class LoopImage {
  public:
   // A sparse file of `size_mib` MiB in a fresh temp dir, attached to a free
@@ -122,7 +129,6 @@ class LoopImage {
   void create_backing_file();
   void release() noexcept;
   void wait_until_detached(const std::string& device) const;
-  std::vector<std::string> fragment_files() const;
 
   std::string dir_;
   std::string file_;

@@ -154,3 +154,45 @@ TEST_F(ManagerPreemption, ResultsAreTextOnlyAtTheEdges) {
   EXPECT_EQ(PassOutcome::parse("success")->result, PassResult::Success);
   EXPECT_FALSE(PassOutcome::parse(""));
 }
+
+// The pass's bytes are what its devices discarded: a killed call's discards
+// (told through chunk_discarded) count, and so does the redo's.
+TEST_F(ManagerPreemption, APreemptedChunksDiscardsCountTowardsThePassBytes) {
+  fs.geometry.size_bytes = 2 * GiB;
+  auto m = make();
+  ChunkJob job = track_and_start(*m, fs)[0];
+  m->chunk_discarded(job, 300);
+  m->chunk_preempted(job, now, mono);
+  pass_time(*m, 6);
+  job = first_job(*m);
+  m->chunk_finished(job, ok(job, 1000), now, mono);
+  job = first_job(*m);
+  m->chunk_finished(job, ok(job, 1000), now, mono);
+  ASSERT_FALSE(m->passes_active());
+  EXPECT_EQ(m->status(fs.id, now)->last_bytes_trimmed, 300u + 1000u + 1000u);
+}
+
+TEST_F(ManagerPreemption, AKilledChunkWhoseDiscardsWereNotMeasuredFallsBackToFitrimsFigure) {
+  fs.geometry.size_bytes = 1 * GiB;
+  auto m = make();
+  ChunkJob job = track_and_start(*m, fs)[0];
+  m->chunk_discarded(job, std::nullopt);
+  m->chunk_preempted(job, now, mono);
+  pass_time(*m, 6);
+  job = first_job(*m);
+  m->chunk_finished(job, ok(job, 1000), now, mono);
+  ASSERT_FALSE(m->passes_active());
+  EXPECT_EQ(m->status(fs.id, now)->last_bytes_trimmed, GiB) << "FITRIM reported the whole range";
+}
+
+// A partition's discards are counted on the partition, its idleness on the disk.
+TEST_F(ManagerPreemption, AJobNamesTheFilesystemsOwnDevicesApartFromItsDisks) {
+  BlockDisk partition;
+  partition.name = "loop0p2";
+  partition.discard_max_bytes = 4 * GiB;
+  fs.topology.devices = {partition};
+  auto m = make();
+  const ChunkJob job = track_and_start(*m, fs)[0];
+  EXPECT_EQ(job.devices, std::vector<std::string>{"loop0p2"});
+  EXPECT_EQ(job.disks, std::vector<std::string>{"loop0"});
+}
