@@ -10,6 +10,7 @@ set -eu
 build_packages="
   build-essential cmake pkg-config
   libudev-dev libsystemd-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
+  nlohmann-json3-dev
   libsdbus-c++-dev libsdbus-c++-bin
 "
 

@@ -68,7 +68,8 @@ class TrimctlGolden : public TrimctlTest {
   }
 
   void expect_golden(const std::string& name, const std::string& output) {
-    if (const char* write = std::getenv("TRIMCTL_WRITE_GOLDEN"); write && std::string(write) == "1") {
+    if (const char* write = std::getenv("TRIMCTL_WRITE_GOLDEN");
+        write && std::string(write) == "1") {
       std::ofstream(golden_path(name), std::ios::binary) << output;
       return;
     }
