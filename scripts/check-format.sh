@@ -43,7 +43,7 @@ while IFS= read -r -d '' file; do
 done < <(git diff -z --name-only --diff-filter=d "$base" -- '*.cpp' '*.hpp' '*.h')
 
 if [ "$status" -ne 0 ]; then
-  echo "check-format: changed lines above differ from .clang-format (git clang-format $base fixes them)" >&2
+  echo "check-format: changed lines above differ from .clang-format (git clang-format --extensions cpp,hpp,h $base fixes them)" >&2
 else
   echo "check-format: $checked changed C++ files since ${base:0:12} follow .clang-format"
 fi
