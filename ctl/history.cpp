@@ -38,17 +38,15 @@ std::vector<Cell> history_row(const PassInfo& pass, uint64_t now) {
           {pass.result, "", result_color(pass.result)}};
 }
 
-std::string pass_json(const PassInfo& pass) {
-  return JsonObject()
-      .string("mount_point", pass.mount_point)
-      .number("start_usec", pass.start)
-      .number("end_usec", pass.end)
-      .number("trim_usec", pass.trim_usec)
-      .number("wait_usec", pass.wait_usec)
-      .number("bytes_trimmed", pass.bytes)
-      .string("result", pass.result)
-      .number("preemptions", static_cast<uint64_t>(pass.preemptions))
-      .str();
+Json pass_json(const PassInfo& pass) {
+  return {{"mount_point", pass.mount_point},
+          {"start_usec", pass.start},
+          {"end_usec", pass.end},
+          {"trim_usec", pass.trim_usec},
+          {"wait_usec", pass.wait_usec},
+          {"bytes_trimmed", pass.bytes},
+          {"result", pass.result},
+          {"preemptions", static_cast<uint64_t>(pass.preemptions)}};
 }
 
 void print_history_text(const std::vector<PassInfo>& passes, const Options& options) {
@@ -73,10 +71,9 @@ int history_command(Client& client, const Options& options) {
   if (options.quiet) return kExitOk;
   const auto pager = start_pager(options.terminal.tty, options.pager);
   if (options.json_output()) {
-    std::vector<std::string> objects;
-    for (const auto& pass : passes) objects.push_back(pass_json(pass));
-    const std::string document = JsonObject().raw("history", json_array(objects)).str();
-    std::printf("%s\n", json_for(document, options.json).c_str());
+    Json history = Json::array();
+    for (const auto& pass : passes) history.push_back(pass_json(pass));
+    std::printf("%s\n", json_text(Json{{"history", history}}, options.json).c_str());
   } else {
     print_history_text(passes, options);
   }

@@ -18,13 +18,13 @@ class MonitorPrinter final : public EventSink {
   void know(const FilesystemInfo& fs) { mount_points_[fs.object_path] = fs.mount_point; }
 
   void on_trim_started(const std::string& object) override {
-    print(object, "TrimStarted", "", JsonObject());
+    print(object, "TrimStarted", "", Json::object());
   }
 
   void on_trim_finished(const std::string& object, const std::string& result, uint64_t bytes,
                         uint64_t usec) override {
     print(object, "TrimFinished", trim_result_text(result, bytes, usec),
-          (JsonObject().string("result", result).number("bytes", bytes).number("usec", usec)));
+          Json{{"result", result}, {"bytes", bytes}, {"usec", usec}});
   }
 
   void on_properties_changed(const std::string& object, const std::string& interface,
@@ -36,23 +36,23 @@ class MonitorPrinter final : public EventSink {
           mount_points_[object] = *mount_point;
     }
     print(object, "PropertiesChanged", properties_text(changed),
-          (JsonObject().string("interface", interface).raw("changed", properties_json(changed))));
+          Json{{"interface", interface}, {"changed", properties_json(changed)}});
   }
 
   void on_filesystem_added(const FilesystemInfo& fs) override {
     know(fs);
     print(fs.object_path, "InterfacesAdded", fs.fs_type + " on " + fs.device,
-          (JsonObject().raw("filesystem", filesystem_json(fs))));
+          Json{{"filesystem", filesystem_json(fs)}});
   }
 
   void on_filesystem_removed(const std::string& object) override {
-    print(object, "InterfacesRemoved", "", JsonObject());
+    print(object, "InterfacesRemoved", "", Json::object());
     mount_points_.erase(object);
   }
 
   void on_daemon_presence(bool present) override {
     print(kManagerPath, present ? "DaemonAppeared" : "DaemonVanished",
-          present ? "trimd is on the bus" : "trimd left the bus", JsonObject());
+          present ? "trimd is on the bus" : "trimd left the bus", Json::object());
   }
 
  private:
@@ -64,14 +64,14 @@ class MonitorPrinter final : public EventSink {
   }
 
   void print(const std::string& object, const char* event, const std::string& text,
-             const JsonObject& details) const {
+             const Json& details) const {
     if (quiet_) return;
     const uint64_t now = realtime_now_usec();
     if (json_ != JsonMode::Off) {
-      JsonObject line;
-      line.number("time_usec", now).string("event", event).string("object", object);
-      if (object != kManagerPath) line.string("mount_point", subject(object));
-      std::printf("%s\n", json_for(line.append(details).str(), json_).c_str());
+      Json line{{"time_usec", now}, {"event", event}, {"object", object}};
+      if (object != kManagerPath) line["mount_point"] = subject(object);
+      line.update(details);  // the event's own members, after these
+      std::printf("%s\n", json_text(line, json_).c_str());
     } else {
       std::printf("%s %s: %s%s%s\n", format_log_time(now).c_str(), subject(object).c_str(), event,
                   text.empty() ? "" : " ", text.c_str());

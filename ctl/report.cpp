@@ -4,7 +4,6 @@
 
 #include "units.hpp"
 #include "format.hpp"
-#include "json.hpp"
 
 namespace trimctl {
 
@@ -28,19 +27,15 @@ std::string join(const std::vector<std::string>& words, const char* separator) {
 
 }  // namespace
 
-std::string json_for(const std::string& compact, JsonMode mode) {
-  return mode == JsonMode::Pretty ? json_pretty(compact) : compact;
-}
-
 namespace {
 
-JsonObject lifetime_json(const LifetimeInfo& life, bool with_bytes) {
-  JsonObject object;
-  if (with_bytes) object.number("bytes_trimmed_total", life.bytes_trimmed_total);
-  return object.number("passes_total", life.passes_total)
-      .number("preemptions_total", life.preemptions_total)
-      .number("pauses_total", life.pauses_total)
-      .number("failures_total", life.failures_total);
+// The lifetime figures as members of `object`, after the ones it has.
+void add_lifetime_json(Json& object, const LifetimeInfo& life, bool with_bytes) {
+  if (with_bytes) object["bytes_trimmed_total"] = life.bytes_trimmed_total;
+  object["passes_total"] = life.passes_total;
+  object["preemptions_total"] = life.preemptions_total;
+  object["pauses_total"] = life.pauses_total;
+  object["failures_total"] = life.failures_total;
 }
 
 }  // namespace
@@ -55,56 +50,44 @@ std::string lifetime_text(const LifetimeInfo& life) {
   return text;
 }
 
-std::string manager_json(const ManagerInfo& manager) {
-  return JsonObject()
-      .string("version", manager.version)
-      .string("state", manager.state)
-      .number("bytes_trimmed_total", manager.bytes_trimmed_total)
-      .append(lifetime_json(manager.lifetime, false))
-      .str();
+Json manager_json(const ManagerInfo& manager) {
+  Json object{{"version", manager.version},
+              {"state", manager.state},
+              {"bytes_trimmed_total", manager.bytes_trimmed_total}};
+  add_lifetime_json(object, manager.lifetime, false);
+  return object;
 }
 
-std::string filesystem_json(const FilesystemInfo& fs) {
-  return JsonObject()
-      .string("object", fs.object_path)
-      .string("mount_point", fs.mount_point)
-      .string("device", fs.device)
-      .string("fs_type", fs.fs_type)
-      .string("uuid", fs.uuid)
-      .strings("backing_disks", fs.backing_disks)
-      .string("state", fs.state)
-      .string("state_reason", fs.state_reason)
-      .number("progress", fs.progress)
-      .number("size", fs.size)
-      .number("last_trim_start_usec", fs.last_trim_start)
-      .number("last_trim_end_usec", fs.last_trim_end)
-      .string("last_result", fs.last_result)
-      .number("last_bytes_trimmed", fs.last_bytes_trimmed)
-      .number("next_trim_usec", fs.next_trim)
-      .boolean("inline_discard", fs.inline_discard)
-      .string("discard_mode", fs.discard_mode)
-      .string("takeover", fs.takeover)
-      .string("takeover_reason", fs.takeover_reason)
-      .number("taken_over_since_usec", fs.taken_over_since)
-      .number("last_trim_usec", fs.last_trim_duration)
-      .number("last_wait_usec", fs.last_wait_duration)
-      .append(lifetime_json(fs.lifetime, true))
-      .str();
+Json filesystem_json(const FilesystemInfo& fs) {
+  Json object{{"object", fs.object_path},
+              {"mount_point", fs.mount_point},
+              {"device", fs.device},
+              {"fs_type", fs.fs_type},
+              {"uuid", fs.uuid},
+              {"backing_disks", fs.backing_disks},
+              {"state", fs.state},
+              {"state_reason", fs.state_reason},
+              {"progress", json_number(fs.progress)},
+              {"size", fs.size},
+              {"last_trim_start_usec", fs.last_trim_start},
+              {"last_trim_end_usec", fs.last_trim_end},
+              {"last_result", fs.last_result},
+              {"last_bytes_trimmed", fs.last_bytes_trimmed},
+              {"next_trim_usec", fs.next_trim},
+              {"inline_discard", fs.inline_discard},
+              {"discard_mode", fs.discard_mode},
+              {"takeover", fs.takeover},
+              {"takeover_reason", fs.takeover_reason},
+              {"taken_over_since_usec", fs.taken_over_since},
+              {"last_trim_usec", fs.last_trim_duration},
+              {"last_wait_usec", fs.last_wait_duration}};
+  add_lifetime_json(object, fs.lifetime, true);
+  return object;
 }
 
-std::string property_json(const PropertyValue& value) {
-  struct Visitor {
-    std::string operator()(bool b) const { return b ? "true" : "false"; }
-    std::string operator()(uint64_t n) const { return std::to_string(n); }
-    std::string operator()(double d) const { return json_number(d); }
-    std::string operator()(const std::string& s) const { return json_quote(s); }
-    std::string operator()(const std::vector<std::string>& list) const {
-      std::vector<std::string> quoted;
-      for (const auto& s : list) quoted.push_back(json_quote(s));
-      return json_array(quoted);
-    }
-  };
-  return std::visit(Visitor{}, value);
+Json property_json(const PropertyValue& value) {
+  if (const auto* d = std::get_if<double>(&value)) return json_number(*d);
+  return std::visit([](const auto& v) { return Json(v); }, value);
 }
 
 std::string property_text(const std::string& name, const PropertyValue& value) {
@@ -114,17 +97,17 @@ std::string property_text(const std::string& name, const PropertyValue& value) {
     return std::to_string(*n);
   }
   if (const auto* d = std::get_if<double>(&value))
-    return name == "Progress" ? format_percent(*d) : json_number(*d);
+    return name == "Progress" ? format_percent(*d) : json_text(json_number(*d), JsonMode::Short);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "yes" : "no";
   if (const auto* list = std::get_if<std::vector<std::string>>(&value)) return join(*list, ",");
   const auto& text = std::get<std::string>(value);
   return text.empty() ? "\"\"" : text;
 }
 
-std::string properties_json(const PropertyMap& properties) {
-  JsonObject object;
-  for (const auto& [name, value] : properties) object.raw(name, property_json(value));
-  return object.str();
+Json properties_json(const PropertyMap& properties) {
+  Json object = Json::object();
+  for (const auto& [name, value] : properties) object[name] = property_json(value);
+  return object;
 }
 
 std::string properties_text(const PropertyMap& properties) {

@@ -6,22 +6,20 @@
 #include <string>
 
 #include "client.hpp"
+#include "json.hpp"
 #include "options.hpp"
 
 namespace trimctl {
 
-std::string manager_json(const ManagerInfo& manager);
-std::string filesystem_json(const FilesystemInfo& filesystem);
-
-// A compact JSON document as --json=MODE wants it printed (no newline).
-std::string json_for(const std::string& compact, JsonMode mode);
+Json manager_json(const ManagerInfo& manager);
+Json filesystem_json(const FilesystemInfo& filesystem);
 
 // One property value: JSON, and text for people ("50%", "1.5 GiB", a
 // timestamp) chosen by what the property is.
-std::string property_json(const PropertyValue& value);
+Json property_json(const PropertyValue& value);
 std::string property_text(const std::string& name, const PropertyValue& value);
-// Every property as JSON object members, or as "Name=value Name=value".
-std::string properties_json(const PropertyMap& properties);
+// Every property as one JSON object, or as "Name=value Name=value".
+Json properties_json(const PropertyMap& properties);
 std::string properties_text(const PropertyMap& properties);
 
 // Whether Progress belongs to a current pass: one that runs, or that has

@@ -135,13 +135,10 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
 
 void print_status_json(const ManagerInfo& manager, const std::vector<FilesystemInfo>& filesystems,
                        JsonMode mode) {
-  std::vector<std::string> objects;
+  Json objects = Json::array();
   for (const auto& fs : filesystems) objects.push_back(filesystem_json(fs));
-  const std::string document = JsonObject()
-                                   .raw("manager", manager_json(manager))
-                                   .raw("filesystems", json_array(objects))
-                                   .str();
-  std::printf("%s\n", json_for(document, mode).c_str());
+  const Json document{{"manager", manager_json(manager)}, {"filesystems", objects}};
+  std::printf("%s\n", json_text(document, mode).c_str());
 }
 
 }  // namespace

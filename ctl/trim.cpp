@@ -131,18 +131,15 @@ TrimViewKind view_kind(const Options& options) {
 }
 
 void print_results_json(const std::vector<const TrimTarget*>& targets, JsonMode mode) {
-  std::vector<std::string> results;
+  Json results = Json::array();
   for (const auto* target : targets)
-    results.push_back(JsonObject()
-                          .string("object", target->filesystem.object_path)
-                          .string("mount_point", target->filesystem.mount_point)
-                          .string("result", target->result)
-                          .number("bytes_trimmed", target->bytes)
-                          .number("usec", target->usec)
-                          .number("wait_usec", target->wait_usec)
-                          .str());
-  const std::string document = JsonObject().raw("results", json_array(results)).str();
-  std::printf("%s\n", json_for(document, mode).c_str());
+    results.push_back({{"object", target->filesystem.object_path},
+                       {"mount_point", target->filesystem.mount_point},
+                       {"result", target->result},
+                       {"bytes_trimmed", target->bytes},
+                       {"usec", target->usec},
+                       {"wait_usec", target->wait_usec}});
+  std::printf("%s\n", json_text(Json{{"results", results}}, mode).c_str());
 }
 
 bool all_succeeded(const std::vector<const TrimTarget*>& targets) {

@@ -10,20 +10,21 @@ set -eu
 build_packages="
   build-essential cmake pkg-config
   libudev-dev libsystemd-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
+  nlohmann-json3-dev
   libsdbus-c++-dev libsdbus-c++-bin
 "
 
 # The test tiers: GoogleTest; real filesystems on loop devices (unit tests
 # make none); a private dbus-daemon and udev; the bench's FUSE disk and
 # charts; the boot tier's package build, Debian root and container; the RPM
-# spec check; the libFuzzer targets.
+# spec check; the libFuzzer targets; clang-format (scripts/check-format.sh).
 test_packages="
   libgtest-dev libgmock-dev
   util-linux mount e2fsprogs xfsprogs btrfs-progs
   dbus udev systemd
   libfuse3-dev fuse3 python3 python3-matplotlib
   debhelper dpkg-dev lintian debootstrap systemd-container
-  rpm bash-completion ccache fdisk
+  rpm bash-completion ccache fdisk clang-format
   clang libclang-rt-14-dev
   prometheus
 "

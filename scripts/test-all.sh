@@ -6,6 +6,8 @@
 #      (default here 30) on its seed corpus.
 # The boot tier (label boot) is part of step 1: it builds the .deb and boots
 # it in a Debian 12 container (tests/boot/).
+# Before building: the C++ lines changed since scripts/check-format.sh's
+# baseline follow .clang-format.
 # Under CI=true a system test that lacks root, a loop device or a tool fails
 # instead of skipping.
 set -euo pipefail
@@ -14,6 +16,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 [ "${TRIMD_SKIP_DEPS:-0}" = 1 ] || sh scripts/install-deps.sh --test
+
+scripts/check-format.sh
 
 jobs=$(nproc)
 # Tests and bench explicitly on: the README's run command may have configured

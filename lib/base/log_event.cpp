@@ -37,6 +37,7 @@ std::string_view message_id(EventId id) {
     case EventId::PassPaused: return "1b1027bf857d4bde9b77b39e2b90c773";
     case EventId::FilesystemGone: return "9be4f094349546f98d66a35bb4ae4993";
     case EventId::RunnerKilled: return "7df5f0737dad484eb73896e664dcd23b";
+    case EventId::WaitingForIdle: return "98a12ccba793483d8dbef5ee25adb6dc";
   }
   return {};
 }

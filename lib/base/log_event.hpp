@@ -28,13 +28,14 @@ enum class EventId {
   PassPaused,
   FilesystemGone,
   RunnerKilled,
+  WaitingForIdle,
 };
 inline constexpr EventId kAllEventIds[] = {
-    EventId::PassStarted,    EventId::PassFinished,  EventId::PassFailed,
+    EventId::PassStarted,    EventId::PassFinished,      EventId::PassFailed,
     EventId::PassPreempted,  EventId::FilesystemSkipped, EventId::DaemonStarted,
-    EventId::ConfigReloaded, EventId::ReloadFailed,  EventId::PassResumed,
-    EventId::ChunkStarted,   EventId::PassPaused,    EventId::FilesystemGone,
-    EventId::RunnerKilled};
+    EventId::ConfigReloaded, EventId::ReloadFailed,      EventId::PassResumed,
+    EventId::ChunkStarted,   EventId::PassPaused,        EventId::FilesystemGone,
+    EventId::RunnerKilled,   EventId::WaitingForIdle};
 
 // 128 bits as 32 lowercase hex digits, fixed forever for each kind.
 std::string_view message_id(EventId id);

@@ -223,6 +223,13 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                 event_fields(fs.fs, {{"DISK", busy->disk}}),
                 fmt::format("{}: foreground I/O on {}, pausing the pass",
                             fs.fs.mount.mount_point, busy->disk));
+    } else if (fs.wait.reason != WaitReason::DisksBusy) {
+      // No chunk done yet, so no pause: still the decision to wait, for
+      // whoever must know that trimd looked and held back.
+      log_event(EventId::WaitingForIdle, spdlog::level::debug,
+                event_fields(fs.fs, {{"DISK", busy->disk}}),
+                fmt::format("{}: foreground I/O on {}, waiting for idle disks to start",
+                            fs.fs.mount.mount_point, busy->disk));
     }
     set_wait(fs, Wait{WaitReason::DisksBusy, *busy}, now);
     return false;

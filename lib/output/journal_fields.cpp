@@ -1,9 +1,10 @@
 #include "journal_fields.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 
-#include "json_string.hpp"
 #include "utf8.hpp"
 
 namespace trimd {
@@ -22,13 +23,13 @@ bool parse_whole(std::string_view text, Number& out) {
   return error == std::errc{} && end == text.data() + text.size() && !text.empty();
 }
 
-void append_json_bytes(std::string& out, std::string_view bytes) {
-  out += '[';
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (i > 0) out += ',';
-    out += std::to_string(static_cast<unsigned char>(bytes[i]));
-  }
-  out += ']';
+// A value as journalctl -o json gives it: a string, or the array of its
+// bytes when it is not valid UTF-8.
+nlohmann::ordered_json journal_json_value(std::string_view value) {
+  if (is_valid_utf8(value)) return std::string(value);
+  auto bytes = nlohmann::ordered_json::array();
+  for (const char c : value) bytes.push_back(static_cast<unsigned char>(c));
+  return bytes;
 }
 
 }  // namespace
@@ -64,21 +65,14 @@ std::vector<std::string> journal_entry(std::string_view message, int priority,
 }
 
 std::string json_log_line(std::int64_t realtime_usec, const std::vector<std::string>& entry) {
-  std::string out = "{\"__REALTIME_TIMESTAMP\":\"" + std::to_string(realtime_usec) + '"';
+  nlohmann::ordered_json line{{"__REALTIME_TIMESTAMP", std::to_string(realtime_usec)}};
   for (const auto& field : entry) {
     const auto equals = field.find('=');
     if (equals == std::string::npos) continue;
-    const std::string_view value = std::string_view(field).substr(equals + 1);
-    out += ',';
-    out += json_quote(std::string_view(field).substr(0, equals));
-    out += ':';
-    if (is_valid_utf8(value))
-      out += json_quote(value);
-    else
-      append_json_bytes(out, value);
+    line[field.substr(0, equals)] = journal_json_value(std::string_view(field).substr(equals + 1));
   }
-  out += '}';
-  return out;
+  // Strings are valid UTF-8 by now; a log sink must not throw all the same.
+  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 bool journal_stream_matches(std::string_view journal_stream, dev_t fd_dev, ino_t fd_ino) {

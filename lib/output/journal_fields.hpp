@@ -32,7 +32,8 @@ std::vector<std::string> journal_entry(std::string_view message, int priority,
 // One entry of journal_entry() as one line of JSON, in the shape of
 // "journalctl -o json": {"__REALTIME_TIMESTAMP":"<usec>","MESSAGE":"...",...},
 // every value a string, a value that is not valid UTF-8 an array of its bytes
-// (as journalctl does), no newline at the end. --log-format=json writes these,
+// (as journalctl does), no newline at the end. A name given twice keeps its
+// first place and its last value. --log-format=json writes these,
 // so one reader serves both trimd's stderr and the journal.
 std::string json_log_line(std::int64_t realtime_usec, const std::vector<std::string>& entry);
 

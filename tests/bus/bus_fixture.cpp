@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
+
+#include "wait_until.hpp"
 
 namespace trimd::test {
 
@@ -153,10 +154,7 @@ bool ChildProcess::running() {
 int ChildProcess::stop(std::chrono::milliseconds grace) {
   if (!running()) return *status_;
   kill(pid_, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + grace;
-  while (running() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds{10});
-  if (running()) {
+  if (!wait_until([&] { return !running(); }, grace)) {
     kill(pid_, SIGKILL);
     int status = 0;
     waitpid(pid_, &status, 0);

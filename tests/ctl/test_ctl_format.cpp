@@ -1,6 +1,7 @@
 // trimctl's bus-free parts: times, bars, JSON, arguments.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 
@@ -78,20 +79,32 @@ TEST(ProgressBar, FillsItsWidthInProportion) {
   EXPECT_EQ(progress_bar(0.5, 12).size(), 12u);
 }
 
-TEST(Json, QuotesAndEscapesStrings) {
-  EXPECT_EQ(json_quote("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
+TEST(Json, QuotesAndEscapesStringsAsTrimctlAlwaysDid) {
+  EXPECT_EQ(json_text(Json("a\"b\\c\n\t\x01\x1f/\xc3\xa9"), JsonMode::Short),
+            "\"a\\\"b\\\\c\\n\\t\\u0001\\u001f/\xc3\xa9\"");
 }
 
-TEST(Json, BuildsObjectsInTheOrderFieldsWereAdded) {
-  const std::string json = JsonObject()
-                               .string("s", "x")
-                               .number("n", uint64_t{18446744073709551615u})
-                               .number("d", 0.5)
-                               .boolean("b", false)
-                               .strings("l", {"a", "b"})
-                               .str();
-  EXPECT_EQ(json, R"({"s":"x","n":18446744073709551615,"d":0.5,"b":false,"l":["a","b"]})");
-  EXPECT_EQ(json_number(1.0 / 0.0), "null");
+TEST(Json, KeepsMembersInTheOrderTheyWereAdded) {
+  const Json json{{"s", "x"},
+                  {"n", uint64_t{18446744073709551615u}},
+                  {"d", json_number(0.5)},
+                  {"b", false},
+                  {"l", std::vector<std::string>{"a", "b"}}};
+  EXPECT_EQ(json_text(json, JsonMode::Short),
+            R"({"s":"x","n":18446744073709551615,"d":0.5,"b":false,"l":["a","b"]})");
+}
+
+TEST(Json, WritesWholeNumbersWithoutAFractionAndNonFiniteOnesAsNull) {
+  EXPECT_EQ(json_number(0).dump(), "0");
+  EXPECT_EQ(json_number(1).dump(), "1");
+  EXPECT_EQ(json_number(0.25).dump(), "0.25");
+  EXPECT_EQ(json_number(1.0 / 3.0).dump(), "0.3333333333333333");
+  EXPECT_EQ(json_number(1.0 / 0.0).dump(), "null");
+  EXPECT_EQ(json_number(std::nan("")).dump(), "null");
+}
+
+TEST(Json, ReplacesBytesThatAreNotUtf8InsteadOfThrowing) {
+  EXPECT_EQ(json_text(Json("a\xff"), JsonMode::Short), "\"a\xef\xbf\xbd\"");
 }
 
 TEST(AbsoluteMountPoint, ResolvesExistingPathsAndNormalizesOthers) {

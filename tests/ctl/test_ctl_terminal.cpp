@@ -113,7 +113,8 @@ TEST(RenderTable, ColoursCellsButNotTheirPadding) {
 }
 
 TEST(JsonPretty, IndentsMembersAndKeepsStringsAndEmptyContainersIntact) {
-  EXPECT_EQ(json_pretty(R"({"a":[1,2],"b":{},"c":"x,{y}:\"z\""})"),
+  const Json document = Json::parse(R"({"a":[1,2],"b":{},"c":"x,{y}:\"z\""})");
+  EXPECT_EQ(json_text(document, JsonMode::Pretty),
             "{\n"
             "  \"a\": [\n"
             "    1,\n"

@@ -19,10 +19,10 @@
 #include <iostream>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "loopfs_cleanup.hpp"
+#include "wait_until.hpp"
 
 namespace trimd::test {
 
@@ -170,8 +170,8 @@ void LoopImage::attach() {
 
 void LoopImage::wait_until_detached(const std::string& device) const {
   const std::string sysfs = "/sys/block/" + device.substr(5) + "/loop/backing_file";
-  for (int i = 0; i < 250 && read_first_line(sysfs).find(file_) == 0; ++i)
-    std::this_thread::sleep_for(20ms);  // udev may hold the device open for a moment
+  // udev may hold the device open for a moment.
+  wait_until([&] { return read_first_line(sysfs).find(file_) != 0; }, 5s, 20ms);
 }
 
 void LoopImage::detach() {
@@ -216,11 +216,9 @@ void LoopImage::remount(const std::string& options) {
 void LoopImage::unmount() {
   if (!mounted_) return;
   // A trimd under test may still have the mount point open for a moment.
-  int rc = ::umount2(mount_point_.c_str(), 0);
-  for (int i = 0; i < 50 && rc != 0 && errno == EBUSY; ++i) {
-    std::this_thread::sleep_for(100ms);
-    rc = ::umount2(mount_point_.c_str(), 0);
-  }
+  int rc = 0;
+  wait_until([&] { return (rc = ::umount2(mount_point_.c_str(), 0)) == 0 || errno != EBUSY; }, 5s,
+             100ms);
   if (rc != 0 && errno == EBUSY) rc = ::umount2(mount_point_.c_str(), MNT_DETACH);
   if (rc != 0 && errno != EINVAL) throw_errno("umount " + mount_point_);
   mounted_ = false;

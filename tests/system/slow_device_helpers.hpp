@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "proc_probe.hpp"
+#include "wait_until.hpp"
 
 namespace trimd::test {
 
@@ -25,18 +26,6 @@ namespace trimd::test {
 inline constexpr std::size_t kSlowFiles = 8000;
 inline constexpr std::uint64_t kSlowFileBytes = 8 * 1024;
 inline constexpr std::uint64_t kSlowImageMib = 512;
-
-// Polls `done` every `step` until it holds or `timeout` passes.
-template <typename Done>
-bool wait_until(Done done, std::chrono::milliseconds timeout,
-                std::chrono::milliseconds step = std::chrono::milliseconds{5}) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(step);
-  }
-  return true;
-}
 
 // The first runner of `trimd` seen inside a FITRIM that `wanted` accepts,
 // within `timeout`.

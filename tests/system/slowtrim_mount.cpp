@@ -10,26 +10,13 @@
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
-#include <thread>
+
+#include "wait_until.hpp"
 
 namespace trimd::test {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-namespace {
-
-template <typename Done>
-bool wait_until(Done done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-
-}  // namespace
 
 std::optional<std::string> missing_slowtrim() {
   if (::access(SLOWTRIM_BINARY, X_OK) != 0) return std::string("no slowtrim at " SLOWTRIM_BINARY);

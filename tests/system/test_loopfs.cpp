@@ -12,13 +12,13 @@
 #include <regex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "fs_probe.hpp"
 #include "loopfs.hpp"
 #include "trimmer.hpp"
+#include "wait_until.hpp"
 
 namespace trimd::test {
 namespace {
@@ -297,8 +297,8 @@ class LoopImageCleanup : public ::testing::Test {
   // A dying child's lazy unmount and the autoclear detach may lag its exit a little.
   void expect_nothing_left() const {
     ASSERT_FALSE(file_.empty()) << "the image was never made";
-    for (int i = 0; i < 100 && (is_attached(file_) || is_mounted(mount_point_)); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    wait_until([&] { return !is_attached(file_) && !is_mounted(mount_point_); },
+               std::chrono::seconds{5}, std::chrono::milliseconds{50});
     EXPECT_FALSE(is_attached(file_)) << file_;
     EXPECT_FALSE(is_mounted(mount_point_)) << mount_point_;
     EXPECT_FALSE(fs::exists(file_)) << file_;

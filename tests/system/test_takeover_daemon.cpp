@@ -10,13 +10,13 @@
 
 #include <chrono>
 #include <ctime>
-#include <functional>
 #include <string>
 #include <thread>
 
 #include "loopfs.hpp"
 #include "mount_table.hpp"
 #include "trimd_process.hpp"
+#include "wait_until.hpp"
 
 namespace trimd::test {
 namespace {
@@ -27,15 +27,6 @@ using ::testing::HasSubstr;
 constexpr std::uint64_t kImageMib = 320;
 constexpr std::size_t kFiles = 200;
 constexpr std::uint64_t kFileBytes = 256 * 1024;
-
-bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(100ms);
-  }
-  return true;
-}
 
 // A trim window that is not now (two hours ahead, local time): the
 // takeover happens, passes wait.

@@ -1,5 +1,7 @@
 #include "trimd_log.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <sstream>
 #include <stdexcept>
 
@@ -7,98 +9,31 @@ namespace trimd::test {
 
 namespace {
 
-// A cursor over one line of JSON, for the flat objects trimd writes.
-class JsonReader {
- public:
-  explicit JsonReader(std::string_view text) : text_(text) {}
-
-  bool eat(char c) {
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
+// A field's value: a string, or the array of bytes journalctl (and trimd)
+// give for one that is not UTF-8.
+std::optional<std::string> field_value(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (!value.is_array()) return std::nullopt;
+  std::string bytes;
+  for (const auto& byte : value) {
+    if (!byte.is_number_unsigned() || byte.get<unsigned>() > 0xff) return std::nullopt;
+    bytes += static_cast<char>(byte.get<unsigned>());
   }
-  bool at_end() {
-    skip_space();
-    return pos_ == text_.size();
-  }
-
-  std::optional<std::string> string() {
-    if (!eat('"')) return std::nullopt;
-    std::string out;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= text_.size()) return std::nullopt;
-      const char escaped = text_[pos_++];
-      switch (escaped) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'u': {
-          // trimd escapes only control characters this way: one byte.
-          if (pos_ + 4 > text_.size()) return std::nullopt;
-          out += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 4)), nullptr, 16));
-          pos_ += 4;
-          break;
-        }
-        default: out += escaped;  // \" \\ \/
-      }
-    }
-    return std::nullopt;
-  }
-
-  // [1,2,3]: the bytes of a value that is not valid UTF-8.
-  std::optional<std::string> byte_array() {
-    if (!eat('[')) return std::nullopt;
-    std::string out;
-    if (eat(']')) return out;
-    do {
-      skip_space();
-      std::size_t used = 0;
-      const int byte = std::stoi(std::string(text_.substr(pos_, 3)), &used);
-      pos_ += used;
-      out += static_cast<char>(byte);
-    } while (eat(','));
-    return eat(']') ? std::optional(out) : std::nullopt;
-  }
-
- private:
-  void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
-  }
-
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
+  return bytes;
+}
 
 }  // namespace
 
 std::optional<LogEntry> parse_log_line(std::string_view line) {
-  try {
-    JsonReader in(line);
-    if (!in.eat('{')) return std::nullopt;
-    LogEntry entry;
-    if (in.eat('}')) return in.at_end() ? std::optional(entry) : std::nullopt;
-    do {
-      const auto name = in.string();
-      if (!name || !in.eat(':')) return std::nullopt;
-      auto value = in.string();
-      if (!value) value = in.byte_array();
-      if (!value) return std::nullopt;
-      entry[*name] = std::move(*value);
-    } while (in.eat(','));
-    if (!in.eat('}') || !in.at_end()) return std::nullopt;
-    return entry;
-  } catch (const std::exception&) {  // std::stoi on garbage
-    return std::nullopt;
+  const auto object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!object.is_object()) return std::nullopt;  // also what did not parse
+  LogEntry entry;
+  for (const auto& [name, value] : object.items()) {
+    auto text = field_value(value);
+    if (!text) return std::nullopt;
+    entry[name] = std::move(*text);
   }
+  return entry;
 }
 
 std::vector<LogEntry> entries_of(std::string_view text, EventId id,

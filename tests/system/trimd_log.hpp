@@ -16,9 +16,9 @@ namespace trimd::test {
 
 using LogEntry = std::map<std::string, std::string>;
 
-// The fields of one JSON log line; nothing for a line that is not one (a
-// crash message, sanitizer output). Arrays (values that are not UTF-8) come
-// back as their bytes.
+// The fields of one JSON log line (read with nlohmann::json); nothing for a
+// line that is not one (a crash message, sanitizer output). Arrays (values
+// that are not UTF-8) come back as their bytes.
 std::optional<LogEntry> parse_log_line(std::string_view line);
 
 // The entries of `text` (a whole log) of kind `id`, about `mount_point`

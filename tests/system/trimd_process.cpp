@@ -19,7 +19,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
+
+#include "wait_until.hpp"
 
 #ifndef TRIMD_BINARY
 #error "TRIMD_BINARY must name the trimd binary under test"
@@ -127,11 +128,7 @@ bool TrimdProcess::running() {
 }
 
 std::optional<int> TrimdProcess::wait_for_exit(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (running()) {
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(20ms);
-  }
+  wait_until([&] { return !running(); }, timeout);
   return exit_code_;
 }
 
@@ -151,14 +148,16 @@ std::vector<LogEntry> TrimdProcess::events(EventId id, const std::string& mount_
 std::optional<LogEntry> TrimdProcess::wait_for_event(EventId id, const std::string& mount_point,
                                                      std::chrono::milliseconds timeout,
                                                      std::size_t nth) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    const bool alive = running();  // before reading: an exit flushes its last lines
-    const auto found = events(id, mount_point);
-    if (found.size() >= nth) return found[nth - 1];
-    if (!alive || std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(50ms);
-  }
+  std::optional<LogEntry> entry;
+  wait_until(
+      [&] {
+        const bool alive = running();  // before reading: an exit flushes its last lines
+        auto found = events(id, mount_point);
+        if (found.size() >= nth) entry = std::move(found[nth - 1]);
+        return entry || !alive;
+      },
+      timeout, 50ms);
+  return entry;
 }
 
 // ---- reading trimd's log -----------------------------------------------------------

@@ -100,6 +100,31 @@ TEST_F(ManagerEvents, AFailedPassIsItsOwnKindOfEvent) {
   EXPECT_TRUE(events_with(EventId::PassFinished).empty());
 }
 
+TEST_F(ManagerEvents, ADuePassOnBusyDisksSaysOnceThatItWaitsAndStartsWhenTheyAreIdle) {
+  disks["loop0"] = {};
+  busy.insert("loop0");
+  auto m = make();
+  m->update_filesystems({make_fs("/home", "loop0")}, now);
+  for (int second = 0; second < 10; ++second) {
+    pass_time(*m, 1);
+    EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  }
+
+  const auto waiting = events_with(EventId::WaitingForIdle);
+  ASSERT_EQ(waiting.size(), 1u);  // when the wait began, not every second
+  EXPECT_EQ(field(waiting[0], "MOUNT_POINT"), "/home");
+  EXPECT_EQ(field(waiting[0], "DISK"), "loop0");
+  EXPECT_EQ(level_of(EventId::WaitingForIdle, "/home"), spdlog::level::debug);
+  EXPECT_TRUE(events_with(EventId::ChunkStarted).empty());
+  EXPECT_TRUE(events_with(EventId::PassPaused).empty());  // nothing begun to pause
+
+  busy.clear();
+  pass_time(*m, 6);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
+  EXPECT_EQ(events_with(EventId::ChunkStarted).size(), 1u);
+  EXPECT_EQ(events_with(EventId::WaitingForIdle).size(), 1u);
+}
+
 TEST_F(ManagerEvents, APreemptedChunkLogsWhereItWasCut) {
   disks["loop0"] = {};
   auto m = make();

@@ -11,12 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include "fifo_guard.hpp"
@@ -76,14 +77,30 @@ void expect_same_state(const StateMap& a, const StateMap& b) {
   }
 }
 
+// Counts the warnings logged: a person learns that something happened;
+// what the wording says is for people, not for tests.
+class WarningCounter final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  int warnings() const { return warnings_; }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (msg.level == spdlog::level::warn) ++warnings_;
+  }
+  void flush_() override {}
+
+ private:
+  int warnings_ = 0;
+};
+
 class StateStoreTest : public testing::Test {
  protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "trimd-state-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
-    // Capture warnings to check that a person learns what happened.
-    logger_ = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_));
+    // Count warnings to check that a person learns what happened.
+    logger_ = std::make_shared<spdlog::logger>("test", warnings_);
     previous_logger_ = spdlog::default_logger();
     spdlog::set_default_logger(logger_);
   }
@@ -100,18 +117,25 @@ class StateStoreTest : public testing::Test {
     return names;
   }
 
-  // `text` as the state file loads as nothing and is moved aside; the
-  // directory is emptied for the next one.
+  int warnings() const { return warnings_->warnings(); }
+
+  // `text` as the state file loads as nothing and is moved aside, with its
+  // content, and one warning says so; the directory is emptied for the next.
   void expect_corrupt(const std::string& text) {
     SCOPED_TRACE(text);
     write_text(root_ / "state.toml", text);
+    const int before = warnings();
     EXPECT_TRUE(StateStore{root_}.load().empty());
     EXPECT_FALSE(fs::exists(root_ / "state.toml"));
-    for (const auto& f : files_in(root_)) fs::remove(root_ / f);
+    EXPECT_EQ(warnings(), before + 1);
+    const auto files = files_in(root_);
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(read_text(root_ / files[0]), text);
+    for (const auto& f : files) fs::remove(root_ / f);
   }
 
   fs::path root_;
-  std::ostringstream log_;
+  std::shared_ptr<WarningCounter> warnings_ = std::make_shared<WarningCounter>();
   std::shared_ptr<spdlog::logger> logger_;
   std::shared_ptr<spdlog::logger> previous_logger_;
 };
@@ -126,7 +150,7 @@ TEST_F(StateStoreTest, MissingFileLoadsAsEmptyState) {
   StateStore store{root_ / "never-written"};
   EXPECT_TRUE(store.load().empty());
   EXPECT_FALSE(fs::exists(root_ / "never-written"));
-  EXPECT_TRUE(log_.str().empty());
+  EXPECT_EQ(warnings(), 0);
 }
 
 TEST_F(StateStoreTest, RoundTripsEveryFieldAndLeavesOptionalOnesAbsent) {
@@ -161,7 +185,6 @@ TEST_F(StateStoreTest, RoundTripsAMountPointThatIsNotUtf8) {
 TEST_F(StateStoreTest, ABytesKeyThatIsNotHexCountsAsCorrupt) {
   expect_corrupt("[\"bytes:6g\"]\nlast_bytes = 1\n");
   expect_corrupt("[\"bytes:646\"]\nlast_bytes = 1\n");
-  EXPECT_THAT(log_.str(), HasSubstr("not a hex string of bytes"));
 }
 
 TEST_F(StateStoreTest, QuotesIdsThatNeedIt) {
@@ -172,7 +195,7 @@ TEST_F(StateStoreTest, QuotesIdsThatNeedIt) {
   StateStore store{root_};
   store.save(state);
   expect_same_state(state, store.load());
-  EXPECT_TRUE(log_.str().empty()) << log_.str();
+  EXPECT_EQ(warnings(), 0);
 }
 
 TEST_F(StateStoreTest, StoresTimesAsIntegerMicrosecondsSinceTheEpoch) {
@@ -271,7 +294,7 @@ TEST_F(StateStoreTest, AFifoAsTheStateFileIsMovedAsideNotReadFrom) {
   ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
   trimd::test::without_blocking_on(file, [&] { EXPECT_TRUE(StateStore{root_}.load().empty()); });
   EXPECT_FALSE(fs::exists(fs::symlink_status(file)));
-  EXPECT_THAT(log_.str(), HasSubstr("is a FIFO, not a regular file"));
+  EXPECT_EQ(warnings(), 1);
 }
 
 TEST_F(StateStoreTest, AStateFileOverTheCapIsCorruptAndMovedAside) {
@@ -281,7 +304,7 @@ TEST_F(StateStoreTest, AStateFileOverTheCapIsCorruptAndMovedAside) {
   write_text(root_ / "state.toml", big);
   EXPECT_TRUE(StateStore{root_}.load().empty());
   EXPECT_FALSE(fs::exists(root_ / "state.toml"));
-  EXPECT_THAT(log_.str(), HasSubstr("is larger than 16 MiB"));
+  EXPECT_EQ(warnings(), 1);
 }
 
 TEST_F(StateStoreTest, TimesOutsideTheClocksRangeCountAsCorrupt) {
@@ -290,7 +313,6 @@ TEST_F(StateStoreTest, TimesOutsideTheClocksRangeCountAsCorrupt) {
         "[fs]\npass_start_usec = -9223372036854775808\n",
         "[fs]\nlast_end_usec = 7258118400000001\n"})
     expect_corrupt(text);
-  EXPECT_THAT(log_.str(), HasSubstr("expected a time between 1970 and 2200"));
 }
 
 TEST_F(StateStoreTest, KeepsTheLatestAcceptedTime) {
@@ -322,22 +344,20 @@ TEST_F(StateStoreTest, CorruptFileIsMovedAsideLoggedAndLoadsAsEmpty) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_THAT(files[0].string(), testing::MatchesRegex("state\\.toml\\.corrupt-[0-9]+"));
   EXPECT_EQ(read_text(root_ / files[0]), garbage);
-  EXPECT_THAT(log_.str(), HasSubstr((root_ / "state.toml").string()));
-  EXPECT_THAT(log_.str(), HasSubstr("line 1"));
+  EXPECT_EQ(warnings(), 1);
 }
 
 TEST_F(StateStoreTest, ValuesOfTheWrongTypeCountAsCorrupt) {
   for (const std::string text : {"[fs]\nlast_bytes = \"many\"\n", "[fs]\ncursor = -1\n",
                                  "[fs]\nlast_start_usec = 1.5\n", "[fs]\nmount_point = 7\n", "fs = 3\n"})
     expect_corrupt(text);
-  EXPECT_THAT(log_.str(), HasSubstr("last_bytes: expected an integer"));
 }
 
 TEST_F(StateStoreTest, UnreadableFileIsMovedAsideAndLoadsAsEmpty) {
   fs::create_directory(root_ / "state.toml");
   EXPECT_TRUE(StateStore{root_}.load().empty());
   EXPECT_FALSE(fs::exists(root_ / "state.toml"));
-  EXPECT_THAT(log_.str(), HasSubstr("Is a directory"));
+  EXPECT_EQ(warnings(), 1);
 }
 
 TEST(PruneUnseen, DropsRecordsNotSeenWithinTheHorizonAndKeepsTheRest) {
@@ -384,7 +404,7 @@ TEST_F(StateStoreTest, RoundTripsATakeoverWithItsTimeAndOrigin) {
 TEST_F(StateStoreTest, AnUnknownTakeoverOriginCountsAsCorrupt) {
   write_text(root_ / "state.toml", "[fs]\ntaken_over_usec = 5\ntaken_over_by = \"someone\"\n");
   EXPECT_TRUE(StateStore{root_}.load().empty());
-  EXPECT_THAT(log_.str(), HasSubstr("taken_over_by: expected \"policy\" or \"request\""));
+  EXPECT_EQ(warnings(), 1);
 }
 
 TEST_F(StateStoreTest, RoundTripsLifetimeFiguresHistoryAndFirstSighting) {
