@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "utf8.hpp"
+
 namespace trimctl {
 
 namespace {
@@ -108,6 +110,9 @@ std::string absolute_mount_point(const std::string& path) {
   else
     absolute = std::filesystem::absolute(path).lexically_normal().string();
   while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  // A bus string must be UTF-8: raw bytes go in trimd's escaped form, which
+  // trimd maps back; valid text (also an escaped form typed by hand) as is.
+  if (!trimd::is_valid_utf8(absolute)) return trimd::escape_bytes(absolute);
   return absolute;
 }
 
