@@ -104,15 +104,14 @@ Options parse_options(int argc, char** argv) {
 std::string absolute_mount_point(const std::string& path) {
   if (path.empty()) throw UsageError("empty mount point");
   char resolved[PATH_MAX];
-  std::string absolute;
-  if (realpath(path.c_str(), resolved))
-    absolute = resolved;
-  else
-    absolute = std::filesystem::absolute(path).lexically_normal().string();
+  const bool exists_here = realpath(path.c_str(), resolved) != nullptr;
+  std::string absolute =
+      exists_here ? resolved : std::filesystem::absolute(path).lexically_normal().string();
   while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
-  // A bus string must be UTF-8: raw bytes go in trimd's escaped form, which
-  // trimd maps back; valid text (also an escaped form typed by hand) as is.
-  if (!trimd::is_valid_utf8(absolute)) return trimd::escape_bytes(absolute);
+  // Bus strings are UTF-8: a path in trimd's escaped form (escape_bytes()),
+  // which trimd maps back to the bytes. A path that does not exist here is
+  // sent as typed when it is UTF-8: it may be a name as trimd shows it.
+  if (exists_here || !trimd::is_valid_utf8(absolute)) return trimd::escape_bytes(absolute);
   return absolute;
 }
 
