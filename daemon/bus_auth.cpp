@@ -97,10 +97,9 @@ void Authorizer::check(const sdbus::Message& call, Decided decided) {
     return;
   }
   if (!pending_->try_add(uid)) {
-    decided({Decision::Busy, "uid " + std::to_string(uid) + " has " +
-                                 std::to_string(kMaxPendingPerUser) +
-                                 " requests waiting for polkit, or all users " +
-                                 std::to_string(kMaxPending)});
+    decided({Decision::Busy, "at most " + std::to_string(kMaxPendingPerUser) +
+                                 " per user and " + std::to_string(kMaxPending) +
+                                 " in all may wait; uid " + std::to_string(uid)});
     return;
   }
   ask_polkit(sender, uid, std::move(decided));
