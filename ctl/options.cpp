@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "utf8.hpp"
+
 namespace trimctl {
 
 namespace {
@@ -102,12 +104,14 @@ Options parse_options(int argc, char** argv) {
 std::string absolute_mount_point(const std::string& path) {
   if (path.empty()) throw UsageError("empty mount point");
   char resolved[PATH_MAX];
-  std::string absolute;
-  if (realpath(path.c_str(), resolved))
-    absolute = resolved;
-  else
-    absolute = std::filesystem::absolute(path).lexically_normal().string();
+  const bool exists_here = realpath(path.c_str(), resolved) != nullptr;
+  std::string absolute =
+      exists_here ? resolved : std::filesystem::absolute(path).lexically_normal().string();
   while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  // Bus strings are UTF-8: a path in trimd's escaped form (escape_bytes()),
+  // which trimd maps back to the bytes. A path that does not exist here is
+  // sent as typed when it is UTF-8: it may be a name as trimd shows it.
+  if (exists_here || !trimd::is_valid_utf8(absolute)) return trimd::escape_bytes(absolute);
   return absolute;
 }
 

@@ -43,7 +43,9 @@ struct Options {
 Options parse_options(int argc, char** argv);
 
 // The path made absolute without a trailing slash: realpath() when it
-// exists, else lexically (trimd may know mounts this client cannot see).
+// exists, else lexically (trimd may know mounts this client cannot see);
+// escaped as trimd shows names (escape_bytes()) when it exists here or is
+// not UTF-8, else as typed (it may be a name as trimd shows it).
 std::string absolute_mount_point(const std::string& path);
 std::vector<std::string> absolute_mount_points(const std::vector<std::string>& paths);
 

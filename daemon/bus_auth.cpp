@@ -28,10 +28,52 @@ PolkitSubject bus_name_subject(const std::string& sender) {
   return PolkitSubject{"system-bus-name", {{"name", sdbus::Variant{sender}}}};
 }
 
+// One check counted in PendingChecks until polkit answered or the call
+// could not be made, whichever way the callback ends (it may also be
+// dropped unanswered with the proxy).
+class PendingSlot {
+ public:
+  PendingSlot(std::shared_ptr<PendingChecks> pending, uid_t uid)
+      : pending_(std::move(pending)), uid_(uid) {}
+  ~PendingSlot() { release(); }
+  PendingSlot(const PendingSlot&) = delete;
+  PendingSlot& operator=(const PendingSlot&) = delete;
+  void release() {
+    if (pending_) pending_->remove(uid_);
+    pending_.reset();
+  }
+
+ private:
+  std::shared_ptr<PendingChecks> pending_;
+  uid_t uid_;
+};
+
 }  // namespace
 
 std::string access_denied_message(const std::string& method, const std::string& why) {
   return method + " requires root (or polkit authorization " + kPolkitAction + "): " + why;
+}
+
+bool PendingChecks::try_add(uid_t uid) {
+  std::size_t& mine = by_user_[uid];
+  if (mine >= kMaxPendingPerUser || total_ >= kMaxPending) {
+    if (mine == 0) by_user_.erase(uid);
+    return false;
+  }
+  ++mine;
+  ++total_;
+  return true;
+}
+
+void PendingChecks::remove(uid_t uid) {
+  const auto it = by_user_.find(uid);
+  if (it == by_user_.end()) return;
+  --total_;
+  if (--it->second == 0) by_user_.erase(it);
+}
+
+std::string busy_message(const std::string& method, const std::string& why) {
+  return method + " must wait: too many requests are waiting for polkit (" + why + ")";
 }
 
 Authorizer::Authorizer(sdbus::IConnection& connection)
@@ -47,11 +89,17 @@ void Authorizer::check(const sdbus::Message& call, Decided decided) {
     // The bus vouches for the effective uid the caller connected with.
     uid = call.getCredsEuid();
   } catch (const sdbus::Error& e) {
-    decided({false, "cannot read the caller's credentials: " + e.getMessage()});
+    decided({Decision::Denied, "cannot read the caller's credentials: " + e.getMessage()});
     return;
   }
   if (uid == 0) {
-    decided({true, "root"});
+    decided({Decision::Allowed, "root"});
+    return;
+  }
+  if (!pending_->try_add(uid)) {
+    decided({Decision::Busy, "at most " + std::to_string(kMaxPendingPerUser) +
+                                 " per user and " + std::to_string(kMaxPending) +
+                                 " in all may wait; uid " + std::to_string(uid)});
     return;
   }
   ask_polkit(sender, uid, std::move(decided));
@@ -59,6 +107,7 @@ void Authorizer::check(const sdbus::Message& call, Decided decided) {
 
 void Authorizer::ask_polkit(const std::string& sender, uid_t uid, Decided decided) {
   const std::string who = "uid " + std::to_string(uid);
+  auto slot = std::make_shared<PendingSlot>(pending_, uid);
   try {
     polkit_->callMethodAsync("CheckAuthorization")
         .onInterface(kPolkitInterface)
@@ -66,18 +115,22 @@ void Authorizer::ask_polkit(const std::string& sender, uid_t uid, Decided decide
         .withArguments(bus_name_subject(sender), std::string(kPolkitAction),
                        std::map<std::string, std::string>{}, kAllowUserInteraction,
                        std::string{})
-        .uponReplyInvoke([decided, who](const sdbus::Error* error, const PolkitResult& result) {
+        .uponReplyInvoke([decided, who, slot](const sdbus::Error* error,
+                                              const PolkitResult& result) {
+          slot->release();
           if (error) {
             spdlog::debug("polkit: {}", error->what());
-            decided({false, who + " and polkit cannot be asked (" + error->getName() + ")"});
+            decided({Decision::Denied,
+                     who + " and polkit cannot be asked (" + error->getName() + ")"});
           } else if (std::get<0>(result)) {
-            decided({true, who + " authorized by polkit"});
+            decided({Decision::Allowed, who + " authorized by polkit"});
           } else {
-            decided({false, who + " not authorized by polkit"});
+            decided({Decision::Denied, who + " not authorized by polkit"});
           }
         });
   } catch (const sdbus::Error& e) {
-    decided({false, who + " and polkit cannot be asked (" + e.getMessage() + ")"});
+    slot->release();
+    decided({Decision::Denied, who + " and polkit cannot be asked (" + e.getMessage() + ")"});
   }
 }
 

@@ -28,11 +28,16 @@ void Commands::run(sdbus::Result<>&& result, const sdbus::Message* call,
     reply->returnError(make_error(ErrorKind::InvalidArgument, "no message is being processed"));
     return;
   }
-  // Nothing about the arguments is looked at before the caller is known to
-  // be allowed: not their size, not the paths they name.
+  // Nothing about the paths the arguments name is looked at before the
+  // caller is known to be allowed (their size was, by the caller of run()).
   authorizer_.check(*call, [this, reply, method, prepare = std::move(prepare)](
                                const Verdict& verdict) {
-    if (!verdict.allowed) {
+    if (verdict.decision == Decision::Busy) {
+      spdlog::info("{} refused: {}", method, verdict.why);
+      reply->returnError(make_error(ErrorKind::Busy, busy_message(method, verdict.why)));
+      return;
+    }
+    if (!verdict.allowed()) {
       spdlog::info("{} refused: {}", method, verdict.why);
       reply->returnError(
           make_error(ErrorKind::AccessDenied, access_denied_message(method, verdict.why)));
@@ -51,6 +56,14 @@ void Commands::run(sdbus::Result<>&& result, const sdbus::Message* call,
 void Commands::run_on_mount_points(sdbus::Result<>&& result, const sdbus::Message* call,
                                    const std::string& method,
                                    std::vector<std::string> mount_points, Work work) {
+  // Sizes first, before polkit is asked: an oversized call is not kept
+  // while it answers, and its size tells nothing about the system.
+  try {
+    check_mount_point_list(mount_points);
+  } catch (const sdbus::Error& e) {
+    result.returnError(e);
+    return;
+  }
   auto given = std::make_shared<const std::vector<std::string>>(std::move(mount_points));
   run(std::move(result), call, method, [this, given, work]() -> Action {
     return [this, ids = ids_for(*given), work] { work(manager_, ids, now()); };

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config.hpp"
+#include "utf8.hpp"
 
 namespace trimd::bus {
 
@@ -19,8 +20,10 @@ std::string error_name(ErrorKind kind) {
   return std::string("org.trimd.trimd1.Error.") + reason;
 }
 
+// Messages name mount points as the kernel gave them: escaped here, once,
+// or sd-bus could not send the reply at all.
 sdbus::Error make_error(ErrorKind kind, const std::string& message) {
-  return sdbus::Error(error_name(kind), message);
+  return sdbus::Error(error_name(kind), escape_bytes(message));
 }
 
 ErrorKind error_kind_for(ManagerError::Kind kind) {
@@ -48,7 +51,7 @@ sdbus::Error current_exception_as_bus_error() {
     return make_error(ErrorKind::ConfigInvalid, e.what());
   } catch (const std::exception& e) {
     spdlog::error("D-Bus call failed unexpectedly: {}", e.what());
-    return sdbus::Error("org.freedesktop.DBus.Error.Failed", e.what());
+    return sdbus::Error("org.freedesktop.DBus.Error.Failed", escape_bytes(e.what()));
   }
 }
 

@@ -15,6 +15,7 @@ enum class ErrorKind { NotFound, NotSupported, InvalidArgument, AccessDenied, Bu
 
 // "org.trimd.trimd1.Error.NotFound", ...
 std::string error_name(ErrorKind kind);
+// `message` may hold raw bytes: they are escaped as bus_string() does.
 sdbus::Error make_error(ErrorKind kind, const std::string& message);
 
 ErrorKind error_kind_for(ManagerError::Kind kind);

@@ -67,7 +67,7 @@ class FilesystemObject final : public FilesystemAdaptor {
   bool InlineDiscard() override { return status_.inline_discard; }
   std::string DiscardMode() override { return to_string(status_.discard_mode); }
   std::string Takeover() override { return to_string(status_.takeover.status); }
-  std::string TakeoverReason() override { return status_.takeover.reason; }
+  std::string TakeoverReason() override { return bus_string(status_.takeover.reason); }
   uint64_t TakenOverSince() override;
 
   BusConnection& bus_;

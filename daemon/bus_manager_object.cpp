@@ -5,6 +5,7 @@
 
 #include "build_config.hpp"
 #include "bus_errors.hpp"
+#include "bus_mount_points.hpp"
 #include "bus_names.hpp"
 #include "daemon.hpp"
 
@@ -99,23 +100,45 @@ void ManagerObject::HandBack(sdbus::Result<>&& result, std::vector<std::string> 
                                 });
 }
 
+namespace {
+
+using HistoryEntries = std::vector<std::pair<std::string, PassHistoryEntry>>;
+
+// The history at `given` (empty: all), named raw or escaped as MountPoint
+// shows it. The error names what is wrong, never the text itself: it may be
+// as big as the bus allows.
+HistoryEntries history_at(const Manager& manager, const std::string& given) {
+  check_bus_path_size(given);
+  if (!given.empty() && given.front() != '/')
+    throw make_error(ErrorKind::InvalidArgument,
+                     "GetHistory takes an absolute mount point, or an empty string for all");
+  const auto raw = raw_from_bus_string(given);
+  try {
+    return manager.history(raw.value_or(given));
+  } catch (const ManagerError& e) {
+    if (!raw || *raw == given || e.kind() != ManagerError::Kind::NotFound) throw to_bus_error(e);
+  }
+  try {
+    return manager.history(given);  // a literal backslash, not an escape
+  } catch (const ManagerError& e) {
+    throw to_bus_error(e);
+  }
+}
+
+}  // namespace
+
 // Read-only: no authorization; a relative or unknown path is an error.
 std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                           std::string, uint32_t>>
 ManagerObject::GetHistory(const std::string& mount_point) {
-  if (!mount_point.empty() && mount_point.front() != '/')
-    throw make_error(ErrorKind::InvalidArgument, "not an absolute path: " + mount_point);
   std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                             std::string, uint32_t>>
       out;
-  try {
-    for (const auto& [where, e] : commands_.manager().history(mount_point))
-      out.emplace_back(where, timestamp_usec(e.start), timestamp_usec(e.end),
-                       duration_usec(e.trimming), duration_usec(e.waited), e.bytes, e.result,
-                       static_cast<uint32_t>(std::min<std::uint64_t>(e.preemptions, UINT32_MAX)));
-  } catch (const ManagerError& e) {
-    throw to_bus_error(e);
-  }
+  for (const auto& [where, e] : history_at(commands_.manager(), mount_point))
+    out.emplace_back(bus_string(where), timestamp_usec(e.start), timestamp_usec(e.end),
+                     duration_usec(e.trimming), duration_usec(e.waited), e.bytes,
+                     bus_string(e.result),
+                     static_cast<uint32_t>(std::min<std::uint64_t>(e.preemptions, UINT32_MAX)));
   return out;
 }
 

@@ -28,24 +28,45 @@ void append_segment(std::string& out, std::string_view segment) {
   out += segment;
 }
 
-// The id of the filesystem at `path`, also when the caller names it as
-// bus_string() shows a mount point that is not UTF-8.
-std::optional<std::string> id_at(const Manager& manager, const std::string& path) {
-  if (auto id = manager.id_for_mount_point(path)) return id;
-  if (path.find("\\x") == std::string::npos) return std::nullopt;
-  for (const auto& status : manager.statuses(Clock::now()))
-    if (bus_string(status.mount_point) == path) return status.id;
-  return std::nullopt;
+// The filesystem a caller names: by the raw bytes its escaped form stands
+// for (bus_string()), else by the text as given (a hand-typed path whose
+// backslash is no escape, or whose unescaped form is not mounted). `path`
+// is the raw path an error should name.
+struct Named {
+  std::optional<std::string> id;
+  std::string path;
+};
+
+Named resolve(const Manager& manager, const std::string& given) {
+  const auto raw = raw_from_bus_string(given);
+  if (!raw || *raw == given) {
+    std::string path = normalize_mount_point(given);
+    return {manager.id_for_mount_point(path), path};
+  }
+  std::string path = normalize_mount_point(*raw);
+  if (auto id = manager.id_for_mount_point(path)) return {id, path};
+  if (given.size() <= kMaxPathBytes)
+    if (auto id = manager.id_for_mount_point(normalize_mount_point(given))) return {id, path};
+  return {std::nullopt, path};
 }
 
 }  // namespace
+
+void check_bus_path_size(std::string_view path) {
+  if (path.size() > kMaxBusPathBytes)
+    throw invalid("a path of " + std::to_string(path.size()) + " bytes: at most " +
+                  std::to_string(kMaxBusPathBytes) + " (PATH_MAX, escaped) are accepted");
+}
 
 void check_mount_point_list(const std::vector<std::string>& mount_points) {
   if (mount_points.size() > kMaxMountPoints)
     throw invalid(std::to_string(mount_points.size()) + " mount points in one call: at most " +
                   std::to_string(kMaxMountPoints) + " are accepted");
   std::size_t total = 0;
-  for (const auto& path : mount_points) total += path.size();
+  for (const auto& path : mount_points) {
+    check_bus_path_size(path);
+    total += path.size();
+  }
   if (total > kMaxTotalPathBytes)
     throw invalid(std::to_string(total) + " bytes of mount points in one call: at most " +
                   std::to_string(kMaxTotalPathBytes) + " are accepted");
@@ -87,10 +108,9 @@ std::vector<std::string> ids_for_mount_points(const Manager& manager,
   std::vector<std::string> ids;
   ids.reserve(mount_points.size());
   for (const auto& given : mount_points) {
-    const std::string path = normalize_mount_point(given);
-    auto id = id_at(manager, path);
-    if (!id) throw untracked_path_error(path, inspect(path));
-    ids.push_back(*id);
+    const Named named = resolve(manager, given);
+    if (!named.id) throw untracked_path_error(named.path, inspect(named.path));
+    ids.push_back(*named.id);
   }
   return ids;
 }

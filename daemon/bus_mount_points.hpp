@@ -1,7 +1,8 @@
-// Mount points as callers name them, checked and turned into the manager's
-// filesystem ids, with an error that says what is wrong with a bad one.
-// Everything here runs only after the caller was authorized, and costs time
-// linear in what the caller sent, which is bounded.
+// Mount points as callers name them (raw, or escaped as bus_string() shows
+// them), checked and turned into the manager's filesystem ids, with an error
+// that says what is wrong with a bad one. Only the sizes are checked before
+// the caller is authorized; everything costs time linear in what the caller
+// sent, which is bounded.
 #pragma once
 
 #include <cstddef>
@@ -17,9 +18,11 @@
 
 namespace trimd::bus {
 
-// What one call may name: a path no longer than PATH_MAX, and a list that
-// a real client never comes near.
+// What one call may name: a path no longer than PATH_MAX (four times that
+// in its escaped form, "\xNN" per byte), and a list that a real client never
+// comes near. org.trimd.trimd1(5) documents these.
 inline constexpr std::size_t kMaxPathBytes = 4096;
+inline constexpr std::size_t kMaxBusPathBytes = 4 * kMaxPathBytes;
 inline constexpr std::size_t kMaxMountPoints = 4096;
 inline constexpr std::size_t kMaxTotalPathBytes = 1 << 20;
 
@@ -32,7 +35,10 @@ struct UntrackedPath {
 };
 using PathInspector = std::function<UntrackedPath(const std::string& path)>;
 
-// Throws InvalidArgument when the list breaks one of the bounds above.
+// Throws InvalidArgument (naming the size, never echoing the text) when one
+// path, or the list, breaks one of the bounds above. Cheap: callers run it
+// before asking polkit, so an oversized call is not kept while it answers.
+void check_bus_path_size(std::string_view path);
 void check_mount_point_list(const std::vector<std::string>& mount_points);
 
 // "/mnt/./data/" -> "/mnt/data", "/a/b/../c" -> "/a/c", in one pass.

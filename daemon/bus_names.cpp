@@ -18,29 +18,12 @@ int hex_value(char c) {
   return -1;  // sd_bus_path_decode accepts lower case only, as it writes it
 }
 
-void append_hex_escape(std::string& out, unsigned char c) {
-  out += "\\x";
-  out += kHex[c >> 4];
-  out += kHex[c & 0xf];
-}
-
 }  // namespace
 
-std::string bus_string(std::string_view text) {
-  if (is_valid_utf8(text)) return std::string(text);
-  std::string out;
-  out.reserve(text.size() * 2);
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = utf8_char_length(text.substr(i));
-    if (n == 0 || text[i] == '\\') {
-      append_hex_escape(out, static_cast<unsigned char>(text[i]));
-      ++i;
-    } else {
-      out.append(text.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
+std::string bus_string(std::string_view text) { return escape_bytes(text); }
+
+std::optional<std::string> raw_from_bus_string(std::string_view text) {
+  return unescape_bytes(text);
 }
 
 std::vector<std::string> bus_strings(const std::vector<std::string>& texts) {

@@ -27,10 +27,13 @@ std::string escape_path_element(std::string_view text);
 std::optional<std::string> unescape_path_element(std::string_view element);
 
 // A D-Bus string must be valid UTF-8; a mount point or device name need not
-// be. Valid UTF-8 passes unchanged. Otherwise each byte that is not part of
-// a valid UTF-8 character, and each backslash, becomes "\xNN" (lower-case
-// hex): "/mnt/caf\xe9" for the Latin-1 bytes of "/mnt/café".
+// be. Every name goes out through escape_bytes() (utf8.hpp): unchanged when
+// valid UTF-8 without a backslash, "/mnt/caf\xe9" for the Latin-1 bytes of
+// "/mnt/café", "/mnt/a\x5cb" for "/mnt/a\b", so distinct names stay distinct.
 std::string bus_string(std::string_view text);
+// The raw bytes a caller names in that form; nothing when `text` is not
+// such a form (a lone backslash).
+std::optional<std::string> raw_from_bus_string(std::string_view text);
 std::vector<std::string> bus_strings(const std::vector<std::string>& texts);
 
 // /org/trimd/trimd1/filesystem/<escaped id>

@@ -12,6 +12,7 @@
 #include "journal_sink.hpp"
 #include "json_sink.hpp"
 #include "options.hpp"
+#include "text_log.hpp"
 
 using namespace trimd;
 
@@ -30,7 +31,7 @@ void setup_logging(const std::string& level, LogFormat format) {
     logger = std::make_shared<spdlog::logger>("trimd", std::make_shared<JournalSink>());
   } else {
     logger = spdlog::stderr_color_mt("trimd");
-    logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$: %v");
+    logger->set_formatter(text_log_formatter());
   }
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(level));

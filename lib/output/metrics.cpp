@@ -8,15 +8,17 @@
 #include <spdlog/spdlog.h>
 
 #include "atomic_file.hpp"
+#include "utf8.hpp"
 
 namespace trimd {
 
 namespace {
 
-// Label values escape backslash, double quote and line feed.
+// Label values are UTF-8: a name that is not shows as on the bus
+// (escape_bytes()); then Prometheus escapes backslash, quote and line feed.
 std::string escape_label(std::string_view value) {
   std::string out;
-  for (const char c : value) {
+  for (const char c : escape_bytes(value)) {
     if (c == '\\') out += "\\\\";
     else if (c == '"') out += "\\\"";
     else if (c == '\n') out += "\\n";

@@ -65,6 +65,17 @@ void lifetime_to_table(const Lifetime& life, toml::table& table) {
   table.insert("failures_total", to_toml_integer(life.failures));
 }
 
+// toml++ drops every byte that is not UTF-8 when it writes a string: such a
+// name (a mount point, a result naming one) is written escaped
+// (escape_bytes()) under its key plus "_escaped", so that the plain key keeps
+// its meaning for files written before (and for every UTF-8 name).
+void insert_bytes(toml::table& table, std::string_view key, const std::string& raw) {
+  if (is_valid_utf8(raw))
+    table.insert(key, raw);
+  else
+    table.insert(std::string(key) + "_escaped", escape_bytes(raw));
+}
+
 // Inline tables: the record's header is written by hand (table_header), so
 // nested [[...]] sections would land outside it.
 toml::array history_to_array(const std::vector<PassHistoryEntry>& history) {
@@ -76,7 +87,7 @@ toml::array history_to_array(const std::vector<PassHistoryEntry>& history) {
     t.insert("trimming_usec", usec_of(entry.trimming));
     t.insert("waited_usec", usec_of(entry.waited));
     t.insert("bytes", to_toml_integer(entry.bytes));
-    t.insert("result", entry.result);
+    insert_bytes(t, "result", entry.result);
     t.insert("preemptions", to_toml_integer(entry.preemptions));
     t.is_inline(true);
     array.push_back(std::move(t));
@@ -86,10 +97,10 @@ toml::array history_to_array(const std::vector<PassHistoryEntry>& history) {
 
 toml::table record_to_table(const FsRecord& record) {
   toml::table table;
-  table.insert("mount_point", record.mount_point);
+  insert_bytes(table, "mount_point", record.mount_point);
   if (record.last_start) table.insert("last_start_usec", to_usec(*record.last_start));
   if (record.last_end) table.insert("last_end_usec", to_usec(*record.last_end));
-  table.insert("last_result", record.last_result);
+  insert_bytes(table, "last_result", record.last_result);
   table.insert("last_bytes", to_toml_integer(record.last_bytes));
   if (record.cursor) table.insert("cursor", to_toml_integer(*record.cursor));
   if (record.pass_start) table.insert("pass_start_usec", to_usec(*record.pass_start));
@@ -214,6 +225,14 @@ class RecordReader {
     if (const auto* s = node->as_string()) return s->get();
     throw wrong(key, "a string");
   }
+  // What insert_bytes() wrote.
+  std::string bytes(std::string_view key) const {
+    const std::string escaped_key = std::string(key) + "_escaped";
+    if (!table_.get(escaped_key)) return string(key);
+    const auto raw = unescape_bytes(string(escaped_key));
+    if (!raw) throw wrong(escaped_key, "a name with bytes escaped as \\xNN");
+    return *raw;
+  }
   TakeoverOrigin takeover_origin(std::string_view key) const {
     const auto text = string(key);
     for (const auto origin : {TakeoverOrigin::Policy, TakeoverOrigin::Request})
@@ -265,7 +284,7 @@ PassHistoryEntry read_history_entry(const std::string& id, const toml::table& ta
   entry.trimming = r.duration("trimming_usec");
   entry.waited = r.duration("waited_usec");
   entry.bytes = r.count("bytes");
-  entry.result = r.string("result");
+  entry.result = r.bytes("result");
   entry.preemptions = r.count("preemptions");
   return entry;
 }
@@ -273,10 +292,10 @@ PassHistoryEntry read_history_entry(const std::string& id, const toml::table& ta
 FsRecord table_to_record(const std::string& id, const toml::table& table) {
   const RecordReader r{id, table};
   FsRecord record;
-  record.mount_point = r.string("mount_point");
+  record.mount_point = r.bytes("mount_point");
   record.last_start = r.time("last_start_usec");
   record.last_end = r.time("last_end_usec");
-  record.last_result = r.string("last_result");
+  record.last_result = r.bytes("last_result");
   record.last_bytes = r.count("last_bytes");
   if (r.integer("cursor")) record.cursor = r.count("cursor");
   record.pass_start = r.time("pass_start_usec");

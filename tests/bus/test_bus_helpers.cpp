@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "bus_auth.hpp"
 #include "bus_errors.hpp"
 #include "bus_mount_points.hpp"
 #include "bus_names.hpp"
@@ -17,6 +18,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 TEST(ObjectPathEscaping, KeepsLettersAndDigits) {
   EXPECT_EQ(escape_path_element("abcXYZ019"), "abcXYZ019");
@@ -50,9 +52,16 @@ TEST(ObjectPathEscaping, PutsFilesystemsUnderTheManagerPath) {
   EXPECT_EQ(filesystem_object_path("uuid-1"), "/org/trimd/trimd1/filesystem/uuid_2d1");
 }
 
-TEST(BusStrings, PassValidUtf8Unchanged) {
-  EXPECT_EQ(bus_string("/mnt/caf\xc3\xa9 x\\y"), "/mnt/caf\xc3\xa9 x\\y");
+TEST(BusStrings, PassValidUtf8WithoutABackslashUnchanged) {
+  EXPECT_EQ(bus_string("/mnt/caf\xc3\xa9 x\ny"), "/mnt/caf\xc3\xa9 x\ny");
   EXPECT_EQ(bus_string("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");
+}
+
+TEST(BusStrings, EscapeABackslashEvenInValidUtf8SoThatNoTwoNamesLookAlike) {
+  EXPECT_EQ(bus_string("/mnt/caf\\xe9"), "/mnt/caf\\x5cxe9");
+  EXPECT_NE(bus_string("/mnt/caf\\xe9"), bus_string("/mnt/caf\xe9"));
+  EXPECT_EQ(raw_from_bus_string(bus_string("/mnt/caf\\xe9")), "/mnt/caf\\xe9");
+  EXPECT_EQ(raw_from_bus_string(bus_string("/mnt/caf\xe9")), "/mnt/caf\xe9");
 }
 
 TEST(BusStrings, EscapeEveryByteThatIsNotUtf8AndThenEveryBackslash) {
@@ -184,6 +193,59 @@ TEST(MountPointCheck, AsksTheInspectorOnlyAboutUntrackedPaths) {
   EXPECT_THAT(asked, IsEmpty());
   EXPECT_THROW(ids_for_mount_points(manager, {"/data", "/other"}, inspect), sdbus::Error);
   EXPECT_THAT(asked, ElementsAre("/other"));
+}
+
+TEST(MountPointCheck, NamesANonUtf8MountPointByTheStringTheBusShows) {
+  Manager manager(Config{}, StateMap{}, Clock::now());
+  DiscoveredFs latin1;
+  latin1.id = "dev-latin1";
+  latin1.mount.mount_point = "/srv/caf\xe9";
+  DiscoveredFs lookalike;
+  lookalike.id = "dev-lookalike";
+  lookalike.mount.mount_point = "/srv/caf\\xe9";
+  DiscoveredFs lone;
+  lone.id = "dev-lone";
+  lone.mount.mount_point = "/srv/a\\b";
+  manager.update_filesystems({latin1, lookalike, lone}, Clock::now());
+  const auto none = [](const std::string&) { return UntrackedPath{}; };
+  EXPECT_THAT(ids_for_mount_points(manager, {bus_string("/srv/caf\xe9"), "/srv/caf\xe9"}, none),
+              ElementsAre("dev-latin1", "dev-latin1"));
+  EXPECT_THAT(ids_for_mount_points(manager, {bus_string("/srv/caf\\xe9")}, none),
+              ElementsAre("dev-lookalike"));
+  // Text that is no escape (a lone backslash) is taken as it is.
+  EXPECT_THAT(ids_for_mount_points(manager, {"/srv/a\\b/"}, none), ElementsAre("dev-lone"));
+}
+
+TEST(MountPointCheck, RefusesAnOverlongStringBeforeAnythingElseWithoutEchoingIt) {
+  const std::string overlong(kMaxBusPathBytes + 1, 'q');
+  try {
+    check_mount_point_list({"/ok", overlong});
+    FAIL() << "no error";
+  } catch (const sdbus::Error& e) {
+    EXPECT_EQ(e.getName(), "org.trimd.trimd1.Error.InvalidArgument");
+    EXPECT_THAT(e.getMessage(), Not(HasSubstr("qqqq")));
+  }
+}
+
+TEST(PendingPolkitChecks, AllowFourPerUserAndSixteenInAll) {
+  PendingChecks pending;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(pending.try_add(1000));
+  EXPECT_FALSE(pending.try_add(1000));
+  for (uid_t uid = 1001; uid < 1004; ++uid)
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(pending.try_add(uid));
+  EXPECT_EQ(pending.total(), kMaxPending);
+  EXPECT_FALSE(pending.try_add(2000)) << "no room left in all";
+  pending.remove(1001);
+  EXPECT_FALSE(pending.try_add(1000)) << "1000 still has four";
+  EXPECT_TRUE(pending.try_add(2000));
+  EXPECT_FALSE(pending.try_add(2001)) << "full again in all";
+  pending.remove(1000);
+  EXPECT_TRUE(pending.try_add(1000));
+}
+
+TEST(BusErrors, EscapeRawBytesInTheirMessages) {
+  EXPECT_EQ(make_error(ErrorKind::NotFound, "'/srv/caf\xe9' does not exist").getMessage(),
+            "'/srv/caf\\xe9' does not exist");
 }
 
 TEST(BusErrors, UseTheOrgTrimdTrimd1ErrorNames) {

@@ -1,6 +1,9 @@
 // trimctl's bus-free parts: times, bars, JSON, arguments.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -115,6 +118,24 @@ TEST(AbsoluteMountPoint, ResolvesExistingPathsAndNormalizesOthers) {
   EXPECT_EQ(absolute_mount_point("."), resolved);
   std::free(resolved);
   std::free(cwd);
+}
+
+TEST(AbsoluteMountPoint, SendsNamesThatAreNotUtf8OrExistHereAsTrimdShowsThem) {
+  char dir_template[] = "/tmp/trimctl-names-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string latin1 = dir + "/\xe9t\xe9";
+  const std::string lookalike = dir + "/\\xe9t\\xe9";  // a backslash, "x", "e", "9"
+  ASSERT_EQ(mkdir(latin1.c_str(), 0700), 0);
+  ASSERT_EQ(mkdir(lookalike.c_str(), 0700), 0);
+  EXPECT_EQ(absolute_mount_point(latin1), dir + "/\\xe9t\\xe9");
+  EXPECT_EQ(absolute_mount_point(lookalike), dir + "/\\x5cxe9t\\x5cxe9");
+  // Not here (trimd may see mounts this client cannot): as typed when UTF-8.
+  EXPECT_EQ(absolute_mount_point("/no/such/caf\\xe9"), "/no/such/caf\\xe9");
+  EXPECT_EQ(absolute_mount_point("/no/such/caf\xe9"), "/no/such/caf\\xe9");
+  rmdir(latin1.c_str());
+  rmdir(lookalike.c_str());
+  rmdir(dir.c_str());
 }
 
 TEST(ParseOptions, AcceptsOptionsBeforeAndAfterTheCommand) {

@@ -15,6 +15,7 @@
 
 #include "fifo_guard.hpp"
 #include "metrics.hpp"
+#include "utf8.hpp"
 
 using namespace trimd;
 using testing::HasSubstr;
@@ -103,6 +104,18 @@ TEST(Metrics, GiveTheStateAndWhatAWaitingFilesystemWaitsFor) {
   EXPECT_THAT(text, HasSubstr("reason=\"disks_busy\",disk=\"sda\",limit=\"iops\"} 1\n"));
   EXPECT_THAT(text, Not(HasSubstr("trimd_filesystem_waiting{mount_point=\"/home\"")));
   EXPECT_THAT(text, HasSubstr("trimd_filesystem_inline_discard{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
+}
+
+TEST(Metrics, LabelAMountPointThatIsNotUtf8AsTheBusShowsItInValidUtf8) {
+  FsStatus latin1 = fresh_fs();
+  latin1.mount_point = "/srv/caf\xe9\n";
+  FsStatus literal = fresh_fs();
+  literal.mount_point = "/srv/caf\\xe9";
+  const auto text = render_metrics({latin1, literal}, {});
+  EXPECT_TRUE(is_valid_utf8(text));
+  // Prometheus escaping over escape_bytes(): "\\" is one backslash.
+  EXPECT_THAT(text, HasSubstr("mount_point=\"/srv/caf\\\\xe9\\n\""));
+  EXPECT_THAT(text, HasSubstr("mount_point=\"/srv/caf\\\\x5cxe9\""));
 }
 
 TEST_F(MetricsFile, IsReplacedWholeWithMode0644AndNoTemporaryFileLeft) {

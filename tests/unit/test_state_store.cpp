@@ -182,6 +182,40 @@ TEST_F(StateStoreTest, RoundTripsAMountPointThatIsNotUtf8) {
               HasSubstr("[\"bytes:6465762d2f6465762f6c6f6f70332d2f7372762f636166e9\"]"));
 }
 
+TEST_F(StateStoreTest, KeepsEveryByteOfNamesAndResultsThatAreNotUtf8) {
+  StateMap state;
+  FsRecord& record = state["dev-/dev/loop3-/srv/\xe9t\xe9"];
+  record.mount_point = "/srv/\xe9t\xe9";
+  record.last_result = "failed: /srv/\xe9t\xe9 is gone";
+  trimd::add_history(record, trimd::PassHistoryEntry{{}, {}, {}, {}, 1, "failed: \xff", 0});
+  state["plain"].mount_point = "/srv/back\\slash";
+  StateStore store{root_};
+  store.save(state);
+  const StateMap loaded = store.load();
+  expect_same_state(state, loaded);
+  const FsRecord& back = loaded.at("dev-/dev/loop3-/srv/\xe9t\xe9");
+  EXPECT_EQ(back.mount_point, "/srv/\xe9t\xe9");
+  EXPECT_EQ(back.last_result, "failed: /srv/\xe9t\xe9 is gone");
+  ASSERT_EQ(back.history.size(), 1u);
+  EXPECT_EQ(back.history.front().result, "failed: \xff");
+  EXPECT_EQ(loaded.at("plain").mount_point, "/srv/back\\slash");
+  EXPECT_THAT(read_text(store.path()), HasSubstr(R"(mount_point_escaped = "/srv/\\xe9t\\xe9")"));
+  EXPECT_THAT(read_text(store.path()), HasSubstr(R"(mount_point = "/srv/back\\slash")"));
+}
+
+TEST_F(StateStoreTest, ReadsNamesAsFilesBeforeEscapingWroteThem) {
+  std::ofstream(root_ / "state.toml") << "[\"bytes:6ae9\"]\nmount_point = \"/srv/a\\\\xe9\"\n"
+                                         "last_result = \"success\"\n";
+  const StateMap loaded = StateStore{root_}.load();
+  ASSERT_EQ(loaded.count("j\xe9"), 1u);
+  EXPECT_EQ(loaded.at("j\xe9").mount_point, "/srv/a\\xe9");  // plain key: taken literally
+  EXPECT_EQ(loaded.at("j\xe9").last_result, "success");
+}
+
+TEST_F(StateStoreTest, AnEscapedNameThatIsNoEscapeCountsAsCorrupt) {
+  expect_corrupt("[\"a\"]\nmount_point_escaped = \"/srv/\\\\q\"\n");
+}
+
 TEST_F(StateStoreTest, ABytesKeyThatIsNotHexCountsAsCorrupt) {
   expect_corrupt("[\"bytes:6g\"]\nlast_bytes = 1\n");
   expect_corrupt("[\"bytes:646\"]\nlast_bytes = 1\n");
