@@ -2,7 +2,7 @@
 // watched from the event loop through its pidfd. While any chunk runs, and
 // only then, the chunks' disks are sampled every `preempt_interval`: a
 // preemptible chunk whose disks see foreground I/O (its own I/O discounted,
-// see lib/preemption.hpp) is killed at once. The manager decides what a
+// see lib/policy/preemption.hpp) is killed at once. The manager decides what a
 // preempted or stopped chunk means; this class only runs and kills.
 // A chunk whose FITRIM returned (or was killed) is reported once the discards
 // its filesystem queued have completed (xfs does not wait for them), so that

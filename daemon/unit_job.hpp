@@ -1,5 +1,5 @@
 // What systemd is doing with trimd's own unit: asked over the system bus
-// when trimd stops, to tell a restart from a stop (lib/takeover.hpp).
+// when trimd stops, to tell a restart from a stop (lib/policy/takeover.hpp).
 #pragma once
 
 #include <chrono>

@@ -111,7 +111,7 @@ struct ChunkResult {
   TrimOutcome outcome;
   // Discarded bytes measured from the filesystem's own devices' /proc/diskstats
   // counters, from before the call until its discards completed (see
-  // lib/discard_meter.hpp); nothing when they could not be read.
+  // lib/system/discard_meter.hpp); nothing when they could not be read.
   std::optional<std::uint64_t> bytes_discarded;
   Duration elapsed{0};
 };
@@ -203,7 +203,7 @@ class Manager {
   void cancel(const std::vector<std::string>& ids, TimePoint now);
   void notify_freed(const std::string& id, std::uint64_t bytes, TimePoint now);
 
-  // --- inline discard takeover (lib/takeover_controller.hpp decides) -----------
+  // --- inline discard takeover (lib/engine/takeover_controller.hpp decides) ---
   // What to show of the filesystem's takeover, and the record to persist
   // (nothing = trimd owes it no `discard`). A takeover makes the first pass
   // due soon (first_pass_after_takeover).

@@ -1,4 +1,4 @@
-// Carries out the takeover decisions (lib/takeover.hpp): remounts through
+// Carries out the takeover decisions (lib/policy/takeover.hpp): remounts through
 // the Remounter, records the outcome in the manager. Single-threaded, on the
 // daemon's loop, like the manager.
 #pragma once

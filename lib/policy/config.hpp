@@ -17,7 +17,7 @@
 namespace trimd {
 
 // What trimd does about a filesystem mounted with synchronous `discard`
-// (lib/takeover.hpp): say so, turn it off and trim instead, or stay quiet.
+// (lib/policy/takeover.hpp): say so, turn it off and trim instead, or stay quiet.
 enum class InlineDiscardPolicy { Warn, Takeover, Ignore };
 const char* to_string(InlineDiscardPolicy policy);  // "warn", "takeover", "ignore"
 

@@ -56,7 +56,7 @@ class IdlenessModel {
 
   // Feed one full sample of /proc/diskstats taken at `now`. `own` is what
   // trimd's FITRIM runners read and wrote per disk since the last sample:
-  // taken out of the disk's reads and writes (lib/preemption.hpp), so
+  // taken out of the disk's reads and writes (lib/policy/preemption.hpp), so
   // trimd's own bitmap reads never make a disk look busy.
   void observe(const std::vector<DiskStat>& sample, TimePoint now,
                const std::map<std::string, IoBytes>& own = {});

@@ -1,6 +1,6 @@
 // Taking over inline discard: what to do about a filesystem mounted with
 // synchronous `discard`, as pure functions of what is mounted, the policy
-// and trimd's record. lib/takeover_controller.hpp carries the decisions
+// and trimd's record. lib/engine/takeover_controller.hpp carries the decisions
 // out; docs/takeover.md explains the design.
 #pragma once
 

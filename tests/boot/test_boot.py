@@ -307,7 +307,7 @@ def check_trim(box, checks, fs):
                  trim.stdout[-500:])
 
 
-PASS_FINISHED_ID = "7b0a00ec70094b2393531ef1942a9c1e"  # trimd(8), lib/log_event.cpp
+PASS_FINISHED_ID = "7b0a00ec70094b2393531ef1942a9c1e"  # trimd(8), lib/base/log_event.cpp
 
 
 def check_pass_in_journal(box, checks):

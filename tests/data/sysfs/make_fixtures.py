@@ -2,7 +2,7 @@
 """Lays out the sysfs fixtures of tests/unit/test_sysfs_stacks.cpp.
 
 Each directory next to this script is the part of /sys that trimd reads
-(lib/block_topology.cpp), for one storage stack this machine's kernel cannot
+(lib/system/block_topology.cpp), for one storage stack this machine's kernel cannot
 build (no md, no device-mapper, no NVMe), laid out as the kernel does
 (Documentation/ABI/testing/sysfs-block, sysfs-class-block):
 
