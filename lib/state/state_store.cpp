@@ -22,7 +22,7 @@
 #include <toml++/toml.h>
 
 #include "atomic_file.hpp"
-#include "config.hpp"
+#include "units.hpp"
 #include "regular_file.hpp"
 #include "state_bounds.hpp"
 #include "utf8.hpp"
