@@ -3,6 +3,7 @@
 # clang-format 14 on Debian 12) writes them:
 #   scripts/check-format.sh            lines changed since the baseline below
 #   scripts/check-format.sh BASE       lines changed since commit BASE
+#   scripts/check-format.sh --fix [BASE]   rewrite those lines in place
 # Only changed lines are held to the style, so that a change never has to
 # reformat code it did not touch (the tree predates .clang-format; about 1900
 # of its lines differ). The baseline is a commit of main recorded here, so a
@@ -11,6 +12,11 @@
 set -euo pipefail
 
 baseline=1caa7476ec7906bb8510b987916a53b119200ffe  # main when .clang-format came
+mode=(--dry-run -Werror)
+if [ "${1:-}" = --fix ]; then
+  mode=(-i)
+  shift
+fi
 base=${1:-${FORMAT_BASE:-$baseline}}
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,28 +28,32 @@ if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
   exit 2
 fi
 
-# --lines=FIRST:LAST for each hunk of `git diff -U0` in one file (the new side).
+# "FILE --lines=FIRST:LAST ..." for each C++ file changed since the base, from
+# one `git diff -M -U0`: with rename detection, so a file moved to another
+# folder is held to the style only where its lines changed.
 changed_line_ranges() {
-  git diff -U0 --no-color "$base" -- "$1" |
-    sed -n 's/^@@ -[0-9,]* +\([0-9]*\)\(,\([0-9]*\)\)\{0,1\} @@.*/\1 \3/p' |
-    while read -r first count; do
-      count=${count:-1}
-      [ "$count" -gt 0 ] && echo "--lines=$first:$((first + count - 1))"
-    done
+  git diff -M -U0 --no-color --diff-filter=d "$base" -- '*.cpp' '*.hpp' '*.h' |
+    awk '
+      /^\+\+\+ b\// { if (file != "" && ranges != "") print file ranges; file = substr($0, 7); ranges = ""; next }
+      /^@@ / {
+        split($3, side, ",")
+        first = substr(side[1], 2); count = (length(side) > 1) ? side[2] : 1
+        if (count > 0) ranges = ranges " --lines=" first ":" (first + count - 1)
+      }
+      END { if (file != "" && ranges != "") print file ranges }'
 }
 
 status=0
 checked=0
-while IFS= read -r -d '' file; do
-  [ -f "$file" ] || continue  # deleted since the baseline
-  mapfile -t ranges < <(changed_line_ranges "$file")
-  [ "${#ranges[@]}" -gt 0 ] || continue
+while read -r file ranges; do
+  [ -f "$file" ] || continue
   checked=$((checked + 1))
-  clang-format --dry-run -Werror --style=file "${ranges[@]}" "$file" || status=1
-done < <(git diff -z --name-only --diff-filter=d "$base" -- '*.cpp' '*.hpp' '*.h')
+  # shellcheck disable=SC2086 # one argument per range is intended
+  clang-format "${mode[@]}" --style=file $ranges "$file" || status=1
+done < <(changed_line_ranges)
 
 if [ "$status" -ne 0 ]; then
-  echo "check-format: changed lines above differ from .clang-format (git clang-format --extensions cpp,hpp,h $base fixes them)" >&2
+  echo "check-format: changed lines above differ from .clang-format (scripts/check-format.sh --fix $base rewrites them)" >&2
 else
   echo "check-format: $checked changed C++ files since ${base:0:12} follow .clang-format"
 fi
