@@ -112,6 +112,7 @@ void Daemon::kick() {
 
 std::vector<DiscoveredFs> Daemon::scan() {
   auto found = system_.scan().tracked;
+  manager_->settle_clone_ids(found);
   // `--once MOUNTPOINT...` makes one pass over those only (trimd(8)): the
   // others are not even tracked, so none is trimmed for being due.
   if (options_.once && !options_.once_mount_points.empty())

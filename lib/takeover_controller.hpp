@@ -48,6 +48,7 @@ class TakeoverController {
   bool carry_out(const DiscoveredFs& fs, const TakeoverDecision& decision, TakeoverOrigin origin,
                  TimePoint now);
   bool remount(const DiscoveredFs& fs, bool discard, TakeoverView& view);
+  void forget(const DiscoveredFs& fs, const TakeoverView& view, TimePoint now);
 
   Manager& manager_;
   Remounter& remounter_;
