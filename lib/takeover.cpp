@@ -29,7 +29,10 @@ TakeoverView taken_over_since(TimePoint since) {
 TakeoverView left_inline(const TakeoverFacts& facts, InlineDiscardPolicy policy, bool released) {
   if (policy == InlineDiscardPolicy::Ignore) return {TakeoverStatus::Ignored, {}, std::nullopt};
   if (policy == InlineDiscardPolicy::Warn) return {TakeoverStatus::Inline, {}, std::nullopt};
-  if (released) return {TakeoverStatus::Inline, "handed back on request", std::nullopt};
+  if (released)
+    return {TakeoverStatus::Inline,
+            facts.released_reason.empty() ? "handed back on request" : facts.released_reason,
+            std::nullopt};
   return {TakeoverStatus::NotPossible, takeover_obstacle(facts).value_or(""), std::nullopt};
 }
 
@@ -117,9 +120,7 @@ TakeoverDecision decide_without_record(const TakeoverFacts& facts, InlineDiscard
 TakeoverDecision let_go(const TakeoverFacts& facts, InlineDiscardPolicy policy) {
   if (policy != InlineDiscardPolicy::Takeover)
     return act(TakeoverAction::LetGo, left_inline(facts, policy, true));
-  return act(TakeoverAction::LetGo,
-             {TakeoverStatus::Inline, "'discard' put back by a remount; left as it is until a reload",
-              std::nullopt});
+  return act(TakeoverAction::LetGo, {TakeoverStatus::Inline, kDiscardPutBack, std::nullopt});
 }
 
 }  // namespace

@@ -44,7 +44,12 @@ struct TakeoverFacts {
   std::optional<FstabEntry> fstab;         // its line in /etc/fstab, if any
   std::optional<TakeoverRecord> record;    // trimd took it over and owes `discard` back
   MountInstance mount;                     // the mount at mount_point now
+  std::string released_reason;             // when released: why (default: on request)
 };
+
+// Why trimd let go of a mount whose `discard` someone put back (LetGo).
+inline constexpr const char* kDiscardPutBack =
+    "'discard' put back by a remount; left as it is until a reload";
 
 enum class TakeoverAction {
   Nothing,

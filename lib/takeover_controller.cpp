@@ -50,6 +50,7 @@ TakeoverFacts TakeoverController::facts_for(const DiscoveredFs& fs, TimePoint no
     facts.not_trimmed = status->state_reason;
   facts.fstab = fstab_entry(fstab_, fs.mount.mount_point);
   facts.mount = remounter_.instance_at(fs.mount.mount_point, fs.mount.super_options);
+  if (const auto it = released_.find(fs.id); it != released_.end()) facts.released_reason = it->second;
   const auto& records = manager_.persistent_state();
   if (const auto it = records.find(fs.id); it != records.end()) facts.record = it->second.taken_over;
   return facts;
@@ -113,7 +114,7 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
       spdlog::info("{}: 'discard' was put back by a remount; trimd leaves it as it is until the "
                    "next reload",
                    fs.mount.mount_point);
-      released_.insert(fs.id);
+      released_[fs.id] = kDiscardPutBack;
       manager_.set_takeover(fs.id, view, std::nullopt, now);
       return false;
     case TakeoverAction::TurnOff: {
@@ -203,7 +204,7 @@ void TakeoverController::hand_back(const std::vector<std::string>& ids, TimePoin
     plan.emplace_back(&fs, std::move(decision));
   }
   for (const auto& [fs, decision] : plan) {
-    released_.insert(fs->id);
+    released_[fs->id] = "handed back on request";
     const bool remounted = carry_out(*fs, decision, TakeoverOrigin::Request, now);
     if (decision.action == TakeoverAction::HandBack && !remounted)
       throw std::runtime_error(fs->mount.mount_point + ": the remount with discard failed; see the log");

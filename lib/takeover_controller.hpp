@@ -54,7 +54,7 @@ class TakeoverController {
   Remounter& remounter_;
   std::map<std::string, DiscoveredFs> mounted_;  // by id, as of the last reconcile
   std::vector<FstabEntry> fstab_;
-  std::set<std::string> released_;             // handed back on request
+  std::map<std::string, std::string> released_;  // handed back on request or let go: why
   std::map<std::string, TakeoverView> failed_;  // remount failed: not retried until a reload
 };
 
