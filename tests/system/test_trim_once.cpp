@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <iostream>
 #include <optional>
 #include <string>
 
@@ -69,6 +70,13 @@ TEST_F(TrimOnce, WithAMountPointTrimsThatOneAndNotAnotherThatIsDue) {
   TrimdProcess trimd(sandbox_.args({"--once", named_->mount_point()}), sandbox_.log_path("once"));
   ASSERT_EQ(trimd.wait_for_exit(60s), 0) << trimd.log();
   named_->fragmented.image.sync();
+  std::cout << "[trim-once] named: allocated " << mib(named_->allocated) << " -> "
+            << mib(named_->fragmented.image.allocated_bytes()) << " MiB; other: "
+            << mib(other_->allocated) << " -> " << mib(other_->fragmented.image.allocated_bytes())
+            << " MiB, discards "
+            << discard_counters(other_->fragmented.image.loop_name()).completed -
+                   other_->discards.completed
+            << std::endl;
   EXPECT_LT(named_->fragmented.image.allocated_bytes() + named_->fragmented.deleted / 2,
             named_->allocated)
       << trimd.log();
