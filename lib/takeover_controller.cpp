@@ -50,7 +50,8 @@ TakeoverFacts TakeoverController::facts_for(const DiscoveredFs& fs, TimePoint no
     facts.not_trimmed = status->state_reason;
   facts.fstab = fstab_entry(fstab_, fs.mount.mount_point);
   facts.mount = remounter_.instance_at(fs.mount.mount_point, fs.mount.super_options);
-  if (const auto it = released_.find(fs.id); it != released_.end()) facts.released_reason = it->second;
+  if (const auto it = released_.find(fs.id); it != released_.end())
+    facts.released_reason = it->second;
   const auto& records = manager_.persistent_state();
   if (const auto it = records.find(fs.id); it != records.end()) facts.record = it->second.taken_over;
   return facts;
@@ -136,7 +137,8 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
 
 void TakeoverController::forget(const DiscoveredFs& fs, const TakeoverView& view, TimePoint now) {
   if (fs.inline_discard())
-    spdlog::info("{}: mounted with discard again; trimd no longer owes it back", fs.mount.mount_point);
+    spdlog::info("{}: mounted with discard again; trimd no longer owes it back",
+                 fs.mount.mount_point);
   else
     spdlog::info("{}: unmounted and mounted again without discard since trimd took it over; "
                  "trimd no longer owes that mount 'discard'",
@@ -214,7 +216,8 @@ void TakeoverController::hand_back(const std::vector<std::string>& ids, TimePoin
 void TakeoverController::stop(TimePoint now, bool restarting) {
   for (const auto& [id, fs] : mounted_) {
     const auto decision = decide_hand_back(facts_for(fs, now));
-    if (decision.action == TakeoverAction::Forget) carry_out(fs, decision, TakeoverOrigin::Request, now);
+    if (decision.action == TakeoverAction::Forget)
+      carry_out(fs, decision, TakeoverOrigin::Request, now);
     if (decision.action != TakeoverAction::HandBack) continue;
     if (restarting) {
       spdlog::info("{}: restarting: stays without inline discard for the next start",

@@ -117,8 +117,9 @@ TEST_P(TrimClones, ACopyTrimmedAloneUpdatesItsOwnRecordAndNoOtherCopys) {
   LoopImage& alone = first_sorts_first ? twins.second : twins.first;
 
   sandbox_.write_config(kConfig);
-  TrimdProcess both(sandbox_.args({"--once", twins.first.mount_point(), twins.second.mount_point()}),
-                    sandbox_.log_path("both"));
+  TrimdProcess both(
+      sandbox_.args({"--once", twins.first.mount_point(), twins.second.mount_point()}),
+      sandbox_.log_path("both"));
   ASSERT_EQ(both.wait_for_exit(60s), 0) << both.log();
   const auto before = state_sightings(sandbox_.state_file(), twins);
   ASSERT_EQ(before.size(), 2u);
@@ -133,9 +134,11 @@ TEST_P(TrimClones, ACopyTrimmedAloneUpdatesItsOwnRecordAndNoOtherCopys) {
     ASSERT_EQ(after.count(id), 1u);
     EXPECT_EQ(after.at(id).mount_point, sighting.mount_point) << "another copy took this id";
     if (sighting.mount_point == unmounted.mount_point())
-      EXPECT_EQ(after.at(id).last_end_usec, sighting.last_end_usec) << "the unmounted copy's record changed";
+      EXPECT_EQ(after.at(id).last_end_usec, sighting.last_end_usec)
+          << "the unmounted copy's record changed";
     else
-      EXPECT_GT(after.at(id).last_end_usec, sighting.last_end_usec) << "the copy's own pass was not recorded";
+      EXPECT_GT(after.at(id).last_end_usec, sighting.last_end_usec)
+          << "the copy's own pass was not recorded";
   }
 }
 

@@ -87,7 +87,8 @@ TEST_F(TrimOnce, WithAMountPointTrimsThatOneAndNotAnotherThatIsDue) {
 
 TEST_F(TrimOnce, FailsAndTrimsNothingWhenANamedMountPointCannotBeTrimmed) {
   const std::string config = sandbox_.config_path();
-  const std::string not_a_filesystem = config.substr(0, config.rfind('/'));  // a directory, no mount
+  // A directory with no mount on it.
+  const std::string not_a_filesystem = config.substr(0, config.rfind('/'));
   TrimdProcess trimd(sandbox_.args({"--once", named_->mount_point(), not_a_filesystem}),
                      sandbox_.log_path("once"));
   EXPECT_EQ(trimd.wait_for_exit(60s), 1) << trimd.log();

@@ -446,10 +446,12 @@ TEST_F(StateStoreTest, RoundTripsTheMountOfATakeoverAndTheDeviceAndLoadsAFileWit
   const auto loaded = store.load();
   ASSERT_EQ(loaded.count("uuid-x-dev-/dev/loop1"), 1u);
   EXPECT_EQ(loaded.at("uuid-x-dev-/dev/loop1").device, "/dev/loop1");
-  EXPECT_EQ(loaded.at("uuid-x-dev-/dev/loop1").taken_over, state.at("uuid-x-dev-/dev/loop1").taken_over);
+  EXPECT_EQ(loaded.at("uuid-x-dev-/dev/loop1").taken_over,
+            state.at("uuid-x-dev-/dev/loop1").taken_over);
 
   write_text(root_ / "state.toml",
-             "[\"uuid-x\"]\nmount_point = \"/srv/a\"\ntaken_over_usec = 5\ntaken_over_by = \"policy\"\n");
+             "[\"uuid-x\"]\nmount_point = \"/srv/a\"\ntaken_over_usec = 5\n"
+             "taken_over_by = \"policy\"\n");
   const auto old = StateStore{root_}.load();
   ASSERT_EQ(old.count("uuid-x"), 1u);
   EXPECT_EQ(old.at("uuid-x").device, "");

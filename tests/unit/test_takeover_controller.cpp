@@ -261,7 +261,8 @@ TEST_F(TakeoverControllerTest, LetsGoOfTheMountAnAdminPutDiscardBackOnUntilARelo
   EXPECT_FALSE(record(ext4_));
   EXPECT_FALSE(rescan({ext4_}));
   EXPECT_EQ(remounter_.calls.size(), 1u) << "took discard away from the admin again";
-  EXPECT_EQ(status(ext4_).takeover, (TakeoverView{TakeoverStatus::Inline, kDiscardPutBack, std::nullopt}));
+  EXPECT_EQ(status(ext4_).takeover,
+            (TakeoverView{TakeoverStatus::Inline, kDiscardPutBack, std::nullopt}));
   controller_->policy_changed();
   EXPECT_TRUE(rescan({ext4_}));
   EXPECT_EQ(remounter_.calls.size(), 2u);
