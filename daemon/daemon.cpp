@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "bus_service.hpp"
 #include "log_event.hpp"
@@ -36,6 +37,13 @@ constexpr Duration kSaveInterval = std::chrono::seconds{2};
 constexpr Duration kMetricsInterval = std::chrono::seconds{5};
 // udev events come in bursts; rescan once after the burst.
 constexpr Duration kRescanDelay = std::chrono::milliseconds{200};
+
+// "/mnt/x/" and "/mnt//x" name the mount point "/mnt/x" of mountinfo.
+std::string normal_mount_point(const std::string& name) {
+  std::string path = std::filesystem::path(name).lexically_normal().string();
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
 
 }  // namespace
 
@@ -102,8 +110,23 @@ void Daemon::kick() {
   if (wake_timer_) wake_timer_->arm_in(Duration{1});
 }
 
+std::vector<DiscoveredFs> Daemon::scan() {
+  auto found = system_.scan().tracked;
+  manager_->settle_clone_ids(found);
+  // `--once MOUNTPOINT...` makes one pass over those only (trimd(8)): the
+  // others are not even tracked, so none is trimmed for being due.
+  if (options_.once && !options_.once_mount_points.empty())
+    std::erase_if(found, [this](const DiscoveredFs& fs) {
+      return std::none_of(options_.once_mount_points.begin(), options_.once_mount_points.end(),
+                          [&](const std::string& name) {
+                            return normal_mount_point(name) == fs.mount.mount_point;
+                          });
+    });
+  return found;
+}
+
 void Daemon::rescan() {
-  const auto found = system_.scan().tracked;
+  const auto found = scan();
   manager_->update_filesystems(found, now());
   reconcile_takeovers(found);
   pump();
@@ -142,6 +165,10 @@ void Daemon::stop_requested_chunks() {
 
 void Daemon::pump() {
   if (stopping_) return;
+  if (options_.once && once_failed_) {
+    loop_.quit();  // a named mount point cannot be trimmed: none is
+    return;
+  }
   stop_requested_chunks();
   const TimePoint t = now();
   const SteadyPoint m = mono();
@@ -204,7 +231,7 @@ void Daemon::update_status_line() {
 void Daemon::start_once() {
   std::vector<std::string> ids;
   for (const auto& mount_point : options_.once_mount_points) {
-    auto id = manager_->id_for_mount_point(mount_point);
+    auto id = manager_->id_for_mount_point(normal_mount_point(mount_point));
     if (!id) {
       spdlog::error("{}: not a filesystem trimd can trim (see trimd --dry-run)", mount_point);
       once_failed_ = true;
@@ -212,7 +239,7 @@ void Daemon::start_once() {
     }
     ids.push_back(*id);
   }
-  if (once_failed_ && ids.empty()) return;
+  if (once_failed_) return;  // all named ones are checked before any is trimmed
   try {
     manager_->trim_now(ids, false, now());
   } catch (const ManagerError& e) {
@@ -263,7 +290,7 @@ int Daemon::run() {
   udev_watcher_ = std::make_unique<UdevWatcher>(loop_, schedule_rescan);
 
   manager_->observe_diskstats(system_.diskstats(), now());
-  const auto found = system_.scan().tracked;
+  const auto found = scan();
   manager_->update_filesystems(found, now());
   reconcile_takeovers(found);
   if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);

@@ -58,6 +58,7 @@ class Daemon final : public DaemonControl {
  private:
   void setup_signals();
   void on_signal();
+  std::vector<DiscoveredFs> scan();
   void rescan();
   void reconcile_takeovers(const std::vector<DiscoveredFs>& found);
   void hand_back_on_stop();

@@ -16,6 +16,10 @@ class NeverRemount final : public Remounter {
   RemountOutcome set_discard(const RemountTarget&, bool) override {
     return {RemountResult::Failed, "--dry-run"};
   }
+  MountInstance instance_at(const std::string& mount_point,
+                            const std::vector<std::string>& super_options) override {
+    return probe_mount_instance(mount_point, super_options);
+  }
 };
 
 std::string describe_disk(const BlockDisk& disk) {
@@ -52,6 +56,7 @@ std::string describe_takeover(const TakeoverDecision& decision) {
     case TakeoverAction::Adopt:
       return "taken over by trimd: mounted without discard, trimd trims it";
     case TakeoverAction::Forget:
+    case TakeoverAction::LetGo:
     case TakeoverAction::Nothing:
       break;
   }
@@ -74,6 +79,7 @@ int run_dry_run(const Config& config, const std::string& state_dir) {
   const TimePoint now = Clock::now();
   // Read-only: a corrupt state file stays where it is.
   Manager manager(config, StateStore(state_dir).load(StateStore::OnCorrupt::Leave), now);
+  manager.settle_clone_ids(discovery.tracked);
   std::map<std::string, DiscoveredFs> by_id;
   for (const auto& fs : discovery.tracked) by_id[fs.id] = fs;
   manager.update_filesystems(discovery.tracked, now);

@@ -84,6 +84,7 @@ void Manager::reschedule(Tracked& fs, TimePoint now) {
 }
 
 void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now) {
+  settle_clone_ids(found);
   std::set<std::string> seen;
   for (auto& discovered : found) {
     seen.insert(discovered.id);
@@ -103,6 +104,10 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
     fs->paused = paused_all_;
     FsRecord& record = records_[fs->fs.id];
     record.mount_point = fs->fs.mount.mount_point;
+    if (record.device != fs->fs.mount.source) {
+      record.device = fs->fs.mount.source;  // tells clones apart (settle_clone_ids)
+      state_dirty_ = true;
+    }
     // Nor can it have been first seen in the future: its first pass would be
     // that far away ("173 years left"). Repaired for good, unlike last_end.
     if (!record.first_seen || *record.first_seen > now) {

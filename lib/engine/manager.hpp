@@ -151,7 +151,13 @@ class Manager {
 
   // --- inputs --------------------------------------------------------------
   // The complete list of tracked filesystems, after every mount or udev change.
+  // Settles clone ids itself; callers that hand `found` on settle first.
   void update_filesystems(std::vector<DiscoveredFs> found, TimePoint now);
+  // A copy of an image mounted alone gets the id it had beside its clones
+  // ("uuid-<UUID>-dev-<source>") when the state file has seen that UUID
+  // cloned, and a record kept under plain "uuid-<UUID>" moves to the copy
+  // it was written for (by device, else mount point).
+  void settle_clone_ids(std::vector<DiscoveredFs>& found);
   // `own`: what trimd's runners read and wrote per disk since the last sample.
   void observe_diskstats(const std::vector<DiskStat>& sample, TimePoint now,
                          const std::map<std::string, IoBytes>& own = {});

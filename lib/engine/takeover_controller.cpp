@@ -49,6 +49,9 @@ TakeoverFacts TakeoverController::facts_for(const DiscoveredFs& fs, TimePoint no
       status && (status->state == FsState::Disabled || status->state == FsState::Unsupported))
     facts.not_trimmed = status->state_reason;
   facts.fstab = fstab_entry(fstab_, fs.mount.mount_point);
+  facts.mount = remounter_.instance_at(fs.mount.mount_point, fs.mount.super_options);
+  if (const auto it = released_.find(fs.id); it != released_.end())
+    facts.released_reason = it->second;
   const auto& records = manager_.persistent_state();
   if (const auto it = records.find(fs.id); it != records.end()) facts.record = it->second.taken_over;
   return facts;
@@ -90,24 +93,36 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
   const std::optional<TakeoverRecord> record =
       it == records.end() ? std::nullopt : it->second.taken_over;
   TakeoverView view = decision.view;
+  const MountInstance mount = remounter_.instance_at(fs.mount.mount_point, fs.mount.super_options);
   switch (decision.action) {
     case TakeoverAction::Nothing:
       if (const auto status = manager_.status(fs.id, now);
           view.status == TakeoverStatus::NotPossible && status && status->takeover != view)
         spdlog::warn("{}: mounted with 'discard', not taken over: {}", fs.mount.mount_point, view.reason);
-      [[fallthrough]];
-    case TakeoverAction::Adopt:
       manager_.set_takeover(fs.id, view, record, now);
       return false;
+    case TakeoverAction::Adopt: {
+      // After a restart in a new mount namespace: ids of this one from now on.
+      auto owned = record;
+      if (owned) owned->mount = mount;
+      manager_.set_takeover(fs.id, view, owned, now);
+      return false;
+    }
     case TakeoverAction::Forget:
-      spdlog::info("{}: mounted with discard again; trimd no longer owes it back", fs.mount.mount_point);
+      forget(fs, view, now);
+      return false;
+    case TakeoverAction::LetGo:
+      spdlog::info("{}: 'discard' was put back by a remount; trimd leaves it as it is until the "
+                   "next reload",
+                   fs.mount.mount_point);
+      released_[fs.id] = kDiscardPutBack;
       manager_.set_takeover(fs.id, view, std::nullopt, now);
       return false;
     case TakeoverAction::TurnOff: {
       const bool done = remount(fs, false, view);
       if (!done) failed_[fs.id] = view;
       manager_.set_takeover(fs.id, view,
-                            done ? std::optional{TakeoverRecord{now, origin}} : record, now);
+                            done ? std::optional{TakeoverRecord{now, origin, mount}} : record, now);
       return done;
     }
     case TakeoverAction::HandBack: {
@@ -118,6 +133,17 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
     }
   }
   return false;
+}
+
+void TakeoverController::forget(const DiscoveredFs& fs, const TakeoverView& view, TimePoint now) {
+  if (fs.inline_discard())
+    spdlog::info("{}: mounted with discard again; trimd no longer owes it back",
+                 fs.mount.mount_point);
+  else
+    spdlog::info("{}: unmounted and mounted again without discard since trimd took it over; "
+                 "trimd no longer owes that mount 'discard'",
+                 fs.mount.mount_point);
+  manager_.set_takeover(fs.id, view, std::nullopt, now);
 }
 
 bool TakeoverController::reconcile(const std::vector<DiscoveredFs>& found,
@@ -180,7 +206,7 @@ void TakeoverController::hand_back(const std::vector<std::string>& ids, TimePoin
     plan.emplace_back(&fs, std::move(decision));
   }
   for (const auto& [fs, decision] : plan) {
-    released_.insert(fs->id);
+    released_[fs->id] = "handed back on request";
     const bool remounted = carry_out(*fs, decision, TakeoverOrigin::Request, now);
     if (decision.action == TakeoverAction::HandBack && !remounted)
       throw std::runtime_error(fs->mount.mount_point + ": the remount with discard failed; see the log");
@@ -190,6 +216,8 @@ void TakeoverController::hand_back(const std::vector<std::string>& ids, TimePoin
 void TakeoverController::stop(TimePoint now, bool restarting) {
   for (const auto& [id, fs] : mounted_) {
     const auto decision = decide_hand_back(facts_for(fs, now));
+    if (decision.action == TakeoverAction::Forget)
+      carry_out(fs, decision, TakeoverOrigin::Request, now);
     if (decision.action != TakeoverAction::HandBack) continue;
     if (restarting) {
       spdlog::info("{}: restarting: stays without inline discard for the next start",

@@ -48,12 +48,13 @@ class TakeoverController {
   bool carry_out(const DiscoveredFs& fs, const TakeoverDecision& decision, TakeoverOrigin origin,
                  TimePoint now);
   bool remount(const DiscoveredFs& fs, bool discard, TakeoverView& view);
+  void forget(const DiscoveredFs& fs, const TakeoverView& view, TimePoint now);
 
   Manager& manager_;
   Remounter& remounter_;
   std::map<std::string, DiscoveredFs> mounted_;  // by id, as of the last reconcile
   std::vector<FstabEntry> fstab_;
-  std::set<std::string> released_;             // handed back on request
+  std::map<std::string, std::string> released_;  // handed back on request or let go: why
   std::map<std::string, TakeoverView> failed_;  // remount failed: not retried until a reload
 };
 

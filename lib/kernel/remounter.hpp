@@ -7,8 +7,10 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "discard_mode.hpp"
+#include "mount_instance.hpp"
 
 namespace trimd {
 
@@ -34,6 +36,12 @@ class Remounter {
   // `discard` true sets the filesystem's synchronous `discard`, false
   // `nodiscard`; every other option stays as it is.
   virtual RemountOutcome set_discard(const RemountTarget& target, bool discard) = 0;
+  // Which mount is at `mount_point` now (its superblock options given). By
+  // default one that cannot be told from another: only the options.
+  virtual MountInstance instance_at(const std::string& /*mount_point*/,
+                                    const std::vector<std::string>& super_options) {
+    return {{}, 0, 0, options_but_discard(super_options)};
+  }
 };
 
 // fspick(2) + fsconfig(2) on the filesystem at the mount point, then a look
@@ -41,6 +49,10 @@ class Remounter {
 class FsconfigRemounter final : public Remounter {
  public:
   RemountOutcome set_discard(const RemountTarget& target, bool discard) override;
+  MountInstance instance_at(const std::string& mount_point,
+                            const std::vector<std::string>& super_options) override {
+    return probe_mount_instance(mount_point, super_options);
+  }
 };
 
 // What set_discard must find afterwards in the superblock options.

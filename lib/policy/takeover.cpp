@@ -29,7 +29,10 @@ TakeoverView taken_over_since(TimePoint since) {
 TakeoverView left_inline(const TakeoverFacts& facts, InlineDiscardPolicy policy, bool released) {
   if (policy == InlineDiscardPolicy::Ignore) return {TakeoverStatus::Ignored, {}, std::nullopt};
   if (policy == InlineDiscardPolicy::Warn) return {TakeoverStatus::Inline, {}, std::nullopt};
-  if (released) return {TakeoverStatus::Inline, "handed back on request", std::nullopt};
+  if (released)
+    return {TakeoverStatus::Inline,
+            facts.released_reason.empty() ? "handed back on request" : facts.released_reason,
+            std::nullopt};
   return {TakeoverStatus::NotPossible, takeover_obstacle(facts).value_or(""), std::nullopt};
 }
 
@@ -96,28 +99,57 @@ std::optional<std::string> takeover_obstacle(const TakeoverFacts& facts) {
   return std::nullopt;
 }
 
-TakeoverDecision decide_takeover(const TakeoverFacts& facts, InlineDiscardPolicy policy,
-                                 bool released, TimePoint now) {
+MountMatch record_matches(const TakeoverFacts& facts) {
+  if (!facts.record || !facts.record->mount) return MountMatch::Unknown;
+  return match_mount(*facts.record->mount, facts.mount);
+}
+
+namespace {
+
+TakeoverDecision decide_without_record(const TakeoverFacts& facts, InlineDiscardPolicy policy,
+                                       bool released, TimePoint now) {
   const bool wanted = policy == InlineDiscardPolicy::Takeover && !released;
-  if (facts.record) {
-    if (facts.mode == DiscardMode::None) {
-      // Taken over by policy, and the policy no longer says so: give it back.
-      if (facts.record->origin == TakeoverOrigin::Policy && !wanted && !facts.read_only)
-        return act(TakeoverAction::HandBack, left_inline(facts, policy, released));
-      return act(TakeoverAction::Adopt, taken_over_since(facts.record->since));
-    }
-    // Discard is back (a reboot mounted it from fstab, or an admin remounted).
-    if (facts.mode == DiscardMode::Sync && wanted && !takeover_obstacle(facts))
-      return act(TakeoverAction::TurnOff, taken_over_since(now));
-    const TakeoverView view = facts.mode == DiscardMode::Sync ? left_inline(facts, policy, released)
-                                                              : TakeoverView{};
-    return act(TakeoverAction::Forget, view);
-  }
   if (facts.mode != DiscardMode::Sync) return show(TakeoverStatus::None);
   if (!wanted) return {TakeoverAction::Nothing, left_inline(facts, policy, released), {}};
   if (const auto obstacle = takeover_obstacle(facts))
     return show(TakeoverStatus::NotPossible, *obstacle);
   return act(TakeoverAction::TurnOff, taken_over_since(now));
+}
+
+// `discard` is back on the mount trimd took it from: an admin's remount said so.
+TakeoverDecision let_go(const TakeoverFacts& facts, InlineDiscardPolicy policy) {
+  if (policy != InlineDiscardPolicy::Takeover)
+    return act(TakeoverAction::LetGo, left_inline(facts, policy, true));
+  return act(TakeoverAction::LetGo, {TakeoverStatus::Inline, kDiscardPutBack, std::nullopt});
+}
+
+}  // namespace
+
+TakeoverDecision decide_takeover(const TakeoverFacts& facts, InlineDiscardPolicy policy,
+                                 bool released, TimePoint now) {
+  if (!facts.record) return decide_without_record(facts, policy, released, now);
+  const MountMatch match = record_matches(facts);
+  if (match == MountMatch::Other) {
+    // Unmounted and mounted again since, or a reboot: the record is not
+    // about this mount, which is judged as if trimd had never seen it.
+    TakeoverDecision fresh = decide_without_record(facts, policy, released, now);
+    if (fresh.action == TakeoverAction::Nothing) fresh.action = TakeoverAction::Forget;
+    return fresh;
+  }
+  const bool wanted = policy == InlineDiscardPolicy::Takeover && !released;
+  if (facts.mode == DiscardMode::None) {
+    // Taken over by policy, and the policy no longer says so: give it back.
+    if (facts.record->origin == TakeoverOrigin::Policy && !wanted && !facts.read_only)
+      return act(TakeoverAction::HandBack, left_inline(facts, policy, released));
+    return act(TakeoverAction::Adopt, taken_over_since(facts.record->since));
+  }
+  if (match == MountMatch::Same && facts.mode == DiscardMode::Sync) return let_go(facts, policy);
+  // Discard is back (a reboot mounted it from fstab, or an admin remounted).
+  if (facts.mode == DiscardMode::Sync && wanted && !takeover_obstacle(facts))
+    return act(TakeoverAction::TurnOff, taken_over_since(now));
+  const TakeoverView view = facts.mode == DiscardMode::Sync ? left_inline(facts, policy, released)
+                                                            : TakeoverView{};
+  return act(TakeoverAction::Forget, view);
 }
 
 TakeoverDecision decide_take_over_request(const TakeoverFacts& facts, TimePoint now) {
@@ -137,6 +169,9 @@ TakeoverDecision decide_take_over_request(const TakeoverFacts& facts, TimePoint 
 TakeoverDecision decide_hand_back(const TakeoverFacts& facts) {
   if (!facts.record) return refuse(facts.mount_point + ": trimd did not take it over");
   if (facts.mode != DiscardMode::None) return act(TakeoverAction::Forget, {});
+  // Mounted again without `discard` since: that is how it was mounted, not
+  // what trimd did.
+  if (record_matches(facts) == MountMatch::Other) return act(TakeoverAction::Forget, {});
   return act(TakeoverAction::HandBack, {TakeoverStatus::Inline, "handed back", std::nullopt});
 }
 

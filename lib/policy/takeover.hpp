@@ -43,13 +43,22 @@ struct TakeoverFacts {
   std::optional<std::string> not_trimmed;  // why trimd does not trim it (X-trimd.skip, ...)
   std::optional<FstabEntry> fstab;         // its line in /etc/fstab, if any
   std::optional<TakeoverRecord> record;    // trimd took it over and owes `discard` back
+  MountInstance mount;                     // the mount at mount_point now
+  std::string released_reason;             // when released: why (default: on request)
 };
+
+// Why trimd let go of a mount whose `discard` someone put back (LetGo).
+inline constexpr const char* kDiscardPutBack =
+    "'discard' put back by a remount; left as it is until a reload";
 
 enum class TakeoverAction {
   Nothing,
   TurnOff,   // remount with nodiscard, then record the takeover
   Adopt,     // already without discard and recorded: no remount, just own it
-  Forget,    // `discard` is back by someone else's hand (or a reboot): drop the record
+  Forget,    // `discard` is back by someone else's hand (or a reboot), or the mount
+             // trimd took it from is gone: drop the record
+  LetGo,     // someone put `discard` back on the very mount trimd took it from:
+             // drop the record and leave that mount alone until a reload
   HandBack,  // remount with discard, then drop the record
 };
 
@@ -66,8 +75,12 @@ TakeoverDecision decide_takeover(const TakeoverFacts& facts, InlineDiscardPolicy
                                  bool released, TimePoint now);
 // TakeOver on the bus: overrides the policy, never the obstacles below.
 TakeoverDecision decide_take_over_request(const TakeoverFacts& facts, TimePoint now);
-// HandBack on the bus, and a clean stop.
+// HandBack on the bus, and a clean stop. Only the mount trimd took
+// `discard` from gets it back: not one mounted there since.
 TakeoverDecision decide_hand_back(const TakeoverFacts& facts);
+
+// Whether the record is about the mount at facts.mount_point now.
+MountMatch record_matches(const TakeoverFacts& facts);
 
 // Why a filesystem with synchronous discard cannot be taken over, or nothing.
 std::optional<std::string> takeover_obstacle(const TakeoverFacts& facts);

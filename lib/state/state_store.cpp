@@ -95,9 +95,19 @@ toml::array history_to_array(const std::vector<PassHistoryEntry>& history) {
   return array;
 }
 
+void mount_to_table(const MountInstance& mount, toml::table& table) {
+  table.insert("taken_over_boot_id", mount.boot_id);
+  table.insert("taken_over_mount_ns", to_toml_integer(mount.namespace_id));
+  table.insert("taken_over_mount_id", to_toml_integer(mount.mount_id));
+  toml::array options;
+  for (const auto& option : mount.options) options.push_back(option);
+  table.insert("taken_over_options", std::move(options));
+}
+
 toml::table record_to_table(const FsRecord& record) {
   toml::table table;
   insert_bytes(table, "mount_point", record.mount_point);
+  if (!record.device.empty()) insert_bytes(table, "device", record.device);
   if (record.last_start) table.insert("last_start_usec", to_usec(*record.last_start));
   if (record.last_end) table.insert("last_end_usec", to_usec(*record.last_end));
   insert_bytes(table, "last_result", record.last_result);
@@ -115,6 +125,7 @@ toml::table record_to_table(const FsRecord& record) {
   if (record.taken_over) {
     table.insert("taken_over_usec", to_usec(record.taken_over->since));
     table.insert("taken_over_by", to_string(record.taken_over->origin));
+    if (record.taken_over->mount) mount_to_table(*record.taken_over->mount, table);
   }
   return table;
 }
@@ -199,6 +210,7 @@ class RecordReader {
  public:
   RecordReader(const std::string& id, const toml::table& table) : id_(id), table_(table) {}
 
+  bool has(std::string_view key) const { return table_.get(key) != nullptr; }
   std::optional<std::int64_t> integer(std::string_view key) const {
     const toml::node* node = table_.get(key);
     if (!node) return std::nullopt;
@@ -232,6 +244,19 @@ class RecordReader {
     const auto raw = unescape_bytes(string(escaped_key));
     if (!raw) throw wrong(escaped_key, "a name with bytes escaped as \\xNN");
     return *raw;
+  }
+  std::vector<std::string> strings(std::string_view key) const {
+    std::vector<std::string> out;
+    const toml::node* node = table_.get(key);
+    if (!node) return out;
+    const auto* array = node->as_array();
+    if (!array) throw wrong(key, "an array of strings");
+    for (const auto& element : *array) {
+      const auto* s = element.as_string();
+      if (!s) throw wrong(key, "an array of strings");
+      out.push_back(s->get());
+    }
+    return out;
   }
   TakeoverOrigin takeover_origin(std::string_view key) const {
     const auto text = string(key);
@@ -289,10 +314,18 @@ PassHistoryEntry read_history_entry(const std::string& id, const toml::table& ta
   return entry;
 }
 
+// Absent from a record written before trimd kept the mount (1caa747).
+std::optional<MountInstance> read_mount(const RecordReader& r) {
+  if (!r.has("taken_over_boot_id")) return std::nullopt;
+  return MountInstance{r.string("taken_over_boot_id"), r.count("taken_over_mount_ns"),
+                       r.count("taken_over_mount_id"), r.strings("taken_over_options")};
+}
+
 FsRecord table_to_record(const std::string& id, const toml::table& table) {
   const RecordReader r{id, table};
   FsRecord record;
   record.mount_point = r.bytes("mount_point");
+  record.device = r.bytes("device");
   record.last_start = r.time("last_start_usec");
   record.last_end = r.time("last_end_usec");
   record.last_result = r.bytes("last_result");
@@ -309,7 +342,7 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
     add_history(record, read_history_entry(id, *entry));
   record.last_seen = r.time("last_seen_usec");
   if (const auto since = r.time("taken_over_usec"))
-    record.taken_over = TakeoverRecord{*since, r.takeover_origin("taken_over_by")};
+    record.taken_over = TakeoverRecord{*since, r.takeover_origin("taken_over_by"), read_mount(r)};
   return record;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 #include <string_view>
 
+#include "mount_instance.hpp"
 #include "time.hpp"
 
 namespace trimd {
@@ -24,6 +25,9 @@ const char* to_string(TakeoverOrigin origin);  // "policy", "request"
 struct TakeoverRecord {
   TimePoint since{};
   TakeoverOrigin origin = TakeoverOrigin::Policy;
+  // The mount trimd took `discard` from: only that one gets it back. None
+  // in a record written before trimd kept it.
+  std::optional<MountInstance> mount = std::nullopt;
   bool operator==(const TakeoverRecord&) const = default;
 };
 
@@ -74,6 +78,7 @@ struct FsRecord {
   std::uint64_t pass_bytes = 0;
   Duration pass_waited{0};  // what the unfinished pass has waited so far
   std::string mount_point;  // for people reading the file
+  std::string device;       // where it was last mounted from: tells clones apart
   // The last complete pass split into trimming and waiting.
   Duration last_trimming{0};
   Duration last_waited{0};

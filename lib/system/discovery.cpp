@@ -38,9 +38,14 @@ void tell_clones_apart(std::vector<DiscoveredFs>& tracked) {
       return std::tie(a->mount.source, a->mount.mount_point) <
              std::tie(b->mount.source, b->mount.mount_point);
     });
-    for (std::size_t i = 1; i < same.size(); ++i)
-      same[i]->id = same[i]->uuid.empty() ? id + "-" + std::to_string(i)
-                                          : clone_id(same[i]->uuid, same[i]->mount);
+    // Every copy, the first too: an id that depends on which other copies
+    // are mounted would pass one copy's record to another (issue 16, item 7).
+    for (std::size_t i = 0; i < same.size(); ++i) {
+      if (!same[i]->uuid.empty())
+        same[i]->id = clone_id(same[i]->uuid, same[i]->mount);
+      else if (i > 0)
+        same[i]->id = id + "-" + std::to_string(i);
+    }
   }
 }
 

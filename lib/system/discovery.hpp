@@ -63,10 +63,10 @@ Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
 std::string filesystem_id(const std::string& uuid, const MountEntry& mount);
 
 // Copies of one image (VM images, snapshots) share a UUID but are separate
-// filesystems, each with its own state and cursor. Of the tracked
-// filesystems with one id, the first by source device (then mount point)
-// keeps "uuid-<UUID>" (so a record written before trimd told clones apart
-// stays with it); each other one gets clone_id(): "uuid-<UUID>-dev-<source>".
+// filesystems, each with its own state and cursor. When several tracked
+// filesystems share a UUID, each gets clone_id(): "uuid-<UUID>-dev-<source>",
+// which depends on that copy alone. A copy mounted alone is told apart by
+// what the state file remembers (Manager::settle_clone_ids).
 std::string clone_id(const std::string& uuid, const MountEntry& mount);
 void tell_clones_apart(std::vector<DiscoveredFs>& tracked);
 

@@ -67,6 +67,21 @@ class Takeover : public ::testing::TestWithParam<Fs> {
     return state_integer(sandbox_.state_file(), mnt, key);
   }
 
+  // trimd in a mount namespace of its own where every mount is read-only
+  // (its sandbox bind-mounted writable), as under the unit's
+  // ProtectSystem=strict, stopped with SIGTERM after `seconds`.
+  CommandResult run_in_private_namespace(const std::string& mnt, int seconds) const {
+    const std::string config = sandbox_.config_path();
+    const std::string dir = config.substr(0, config.rfind('/'));
+    std::string command = "mount --bind " + dir + " " + dir + " && mount -o remount,bind,ro / && " +
+                          "mount -o remount,bind,ro " + mnt + " && exec " + TRIMD_BINARY;
+    for (const auto& arg : sandbox_.args()) command += " '" + arg + "'";
+    // timeout(1) stops it with SIGTERM: a clean stop.
+    return run_command({"timeout", "--preserve-status", "-s", "TERM", std::to_string(seconds),
+                        "unshare", "-m", "--propagation", "private", "sh", "-c", command},
+                       60s);
+  }
+
   TrimdSandbox sandbox_;
 };
 
@@ -140,6 +155,34 @@ TEST_P(Takeover, TakesOverTrimsSurvivesARestartAndHandsBackOnStop) {
   EXPECT_FALSE(state_int(mnt, "taken_over_usec"));
 }
 
+// Issue 16, item 5: the admin unmounts a filesystem trimd took over and
+// mounts it again without discard. That mount is not trimd's to change: the
+// record goes, and a stop leaves the mount as the admin made it.
+TEST_P(Takeover, GivesNoDiscardOnStopToAMountMadeAfterTheTakeover) {
+  LoopImage image = LoopImage::create(kImageMib);
+  image.mkfs(GetParam());
+  image.mount(options_for(GetParam()));
+  const std::string& mnt = image.mount_point();
+  sandbox_.write_config(takeover_config(mnt, "", "window = \"" + window_not_now() + "\"\n"));
+  TrimdProcess trimd(sandbox_.args(), sandbox_.log_path("trimd"));
+  ASSERT_TRUE(wait_until([&] { return state_int(mnt, "taken_over_usec").has_value(); }, 15s))
+      << trimd.log();
+
+  image.unmount();
+  image.mount("nodiscard,noatime,nodev");
+  const auto admins = mount_entry_at(mnt);
+  ASSERT_TRUE(admins);
+  ASSERT_TRUE(wait_until([&] { return !state_int(mnt, "taken_over_usec").has_value(); }, 15s))
+      << "the new mount is still recorded as taken over\n" << trimd.log();
+
+  trimd.send(SIGTERM);
+  EXPECT_EQ(trimd.wait_for_exit(10s), 0) << trimd.log();
+  const auto after = mount_entry_at(mnt);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(discard_mode(*after), DiscardMode::None) << "remounted the admin's mount with discard";
+  EXPECT_EQ(after->super_options, admins->super_options);
+}
+
 // As under the unit's ProtectSystem=strict: trimd in a mount namespace of
 // its own where every mount is read-only (its state directory bind-mounted
 // writable). What it does must show outside, and only discard may change.
@@ -152,18 +195,8 @@ TEST_P(Takeover, FromAPrivateReadOnlyNamespaceIsSeenOutsideIt) {
   const auto original = mount_entry_at(mnt);
   ASSERT_TRUE(original);
   sandbox_.write_config(takeover_config(mnt, "", ""));
-  const std::string config = sandbox_.config_path();
-  const std::string dir = config.substr(0, config.rfind('/'));  // the sandbox: stays writable
-  std::string command = "mount --bind " + dir + " " + dir + " && mount -o remount,bind,ro / && " +
-                        "mount -o remount,bind,ro " + mnt + " && exec " + TRIMD_BINARY;
-  for (const auto& arg : sandbox_.args()) command += " '" + arg + "'";
   CommandResult run;
-  std::thread sandboxed([&] {
-    // timeout(1) stops it with SIGTERM: a clean stop, which hands back.
-    run = run_command({"timeout", "--preserve-status", "-s", "TERM", "8", "unshare", "-m", "--propagation", "private",
-                       "sh", "-c", command},
-                      60s);
-  });
+  std::thread sandboxed([&] { run = run_in_private_namespace(mnt, 8); });
   const bool taken = wait_until([&] { return discard_mode_at(mnt) == DiscardMode::None; }, 7s);
   const auto during = mount_entry_at(mnt);
   sandboxed.join();
@@ -174,6 +207,34 @@ TEST_P(Takeover, FromAPrivateReadOnlyNamespaceIsSeenOutsideIt) {
   EXPECT_EQ(super_options_but_discard(*during), super_options_but_discard(*original));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(mount_entry_at(mnt)->super_options, original->super_options) << run.err;
+}
+
+// A restart under systemd starts trimd in a new namespace, whose copies of
+// the mounts have new mount ids: the takeover is still adopted (by its
+// superblock options), and the stop after it still hands back.
+TEST_P(Takeover, IsAdoptedAfterARestartInANewMountNamespace) {
+  REQUIRE_TOOLS_OR_FAIL("unshare", "timeout", "sh");
+  LoopImage image = LoopImage::create(kImageMib);
+  image.mkfs(GetParam());
+  image.mount(options_for(GetParam()));
+  const std::string& mnt = image.mount_point();
+  const auto original = mount_entry_at(mnt);
+  ASSERT_TRUE(original);
+  const std::string window = "window = \"" + window_not_now() + "\"\n";
+
+  sandbox_.write_config(takeover_config(mnt, "hand_back_on_stop = false\n", window));
+  const CommandResult first = run_in_private_namespace(mnt, 4);
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(discard_mode_at(mnt), DiscardMode::None) << first.err;
+  const auto since = state_int(mnt, "taken_over_usec");
+  ASSERT_TRUE(since) << first.err;
+
+  sandbox_.write_config(takeover_config(mnt, "", window));
+  const CommandResult second = run_in_private_namespace(mnt, 4);
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(mount_entry_at(mnt)->super_options, original->super_options)
+      << "the stop after the restart did not hand back\n" << second.err;
+  EXPECT_FALSE(state_int(mnt, "taken_over_usec")) << second.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ext4AndBtrfs, Takeover, ::testing::Values(Fs::Ext4, Fs::Btrfs), name_of);

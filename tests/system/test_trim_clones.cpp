@@ -40,6 +40,28 @@ std::map<std::string, std::pair<std::string, std::string>> state_records(const s
   return out;
 }
 
+struct Sighting {
+  std::string mount_point;
+  std::int64_t last_end_usec = 0;
+};
+
+// id -> (mount point, end of the last pass) of the state file's records
+// of the two copies.
+std::map<std::string, Sighting> state_sightings(const std::string& file, const Twins& twins) {
+  std::map<std::string, Sighting> out;
+  const toml::table document = toml::parse_file(file);
+  for (auto&& [id, node] : document) {
+    const toml::table* record = node.as_table();
+    if (!record) continue;
+    const Sighting sighting{(*record)["mount_point"].value_or(std::string{}),
+                            (*record)["last_end_usec"].value_or(std::int64_t{0})};
+    if (sighting.mount_point == twins.first.mount_point() ||
+        sighting.mount_point == twins.second.mount_point())
+      out[std::string(id.str())] = sighting;
+  }
+  return out;
+}
+
 class TrimClones : public ::testing::TestWithParam<Fs> {
  protected:
   void SetUp() override {
@@ -80,6 +102,44 @@ TEST_P(TrimClones, TrimsBothCopiesOfOneImageEachWithItsOwnStateRecord) {
     results_by_mount[record.first] = record.second;
   EXPECT_EQ(results_by_mount[twins.first.mount_point()], "success");
   EXPECT_EQ(results_by_mount[twins.second.mount_point()], "success");
+}
+
+// Issue 16, item 7: which copies are mounted must not decide whose record is
+// whose. The copy that sorts first by device held the plain uuid-<UUID> id
+// beside the other, which took it over when mounted alone.
+TEST_P(TrimClones, ACopyTrimmedAloneUpdatesItsOwnRecordAndNoOtherCopys) {
+  Twins twins = fragmented_twins(GetParam(), GetParam() == Fs::Xfs ? 320 : 256, 200, 256 * 1024);
+  const std::string options = GetParam() == Fs::Xfs ? "nodiscard,nouuid" : kNoDiscard;
+  twins.first.mount(options);
+  twins.second.mount(options);
+  const bool first_sorts_first = twins.first.device() < twins.second.device();
+  LoopImage& unmounted = first_sorts_first ? twins.first : twins.second;
+  LoopImage& alone = first_sorts_first ? twins.second : twins.first;
+
+  sandbox_.write_config(kConfig);
+  TrimdProcess both(
+      sandbox_.args({"--once", twins.first.mount_point(), twins.second.mount_point()}),
+      sandbox_.log_path("both"));
+  ASSERT_EQ(both.wait_for_exit(60s), 0) << both.log();
+  const auto before = state_sightings(sandbox_.state_file(), twins);
+  ASSERT_EQ(before.size(), 2u);
+
+  unmounted.unmount();
+  TrimdProcess one(sandbox_.args({"--once", alone.mount_point()}), sandbox_.log_path("alone"));
+  ASSERT_EQ(one.wait_for_exit(60s), 0) << one.log();
+  const auto after = state_sightings(sandbox_.state_file(), twins);
+  ASSERT_EQ(after.size(), 2u) << one.log();
+  for (const auto& [id, sighting] : before) {
+    SCOPED_TRACE(id);
+    ASSERT_EQ(after.count(id), 1u);
+    EXPECT_EQ(after.at(id).mount_point, sighting.mount_point) << "another copy took this id";
+    if (sighting.mount_point == unmounted.mount_point())
+      EXPECT_EQ(after.at(id).last_end_usec, sighting.last_end_usec)
+          << "the unmounted copy's record changed";
+    else
+      EXPECT_GT(after.at(id).last_end_usec, sighting.last_end_usec)
+          << "the copy's own pass was not recorded";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Filesystems, TrimClones, ::testing::Values(Fs::Ext4, Fs::Xfs),

@@ -147,6 +147,17 @@ class CloneDiscovery : public DiscoveryTest {
     prober.uuids["/mnt/copy-a"] = "same-uuid";
     prober.uuids["/mnt/copy-b"] = "same-uuid";
   }
+  std::vector<DiscoveredFs> discover() {
+    return discover_filesystems(table, {}, inventory, prober).tracked;
+  }
+  // As after `umount mount_point`.
+  std::vector<DiscoveredFs> discover_without(const std::string& mount_point) {
+    std::vector<MountEntry> mounted = table;
+    std::erase_if(mounted, [&](const MountEntry& m) { return m.mount_point == mount_point; });
+    return discover_filesystems(mounted, {}, inventory, prober).tracked;
+  }
+  static constexpr const char* kCopyA = "uuid-same-uuid-dev-/dev/loop0";
+  static constexpr const char* kCopyB = "uuid-same-uuid-dev-/dev/loop1";
 };
 
 TEST_F(CloneDiscovery, TracksBothCopiesOfOneImageUnderIdsOfTheirOwn) {
@@ -154,8 +165,8 @@ TEST_F(CloneDiscovery, TracksBothCopiesOfOneImageUnderIdsOfTheirOwn) {
   ASSERT_EQ(d.tracked.size(), 2u);
   EXPECT_TRUE(d.skipped.empty());
   EXPECT_EQ(d.tracked[0].mount.mount_point, "/mnt/copy-b");
-  EXPECT_EQ(d.tracked[0].id, "uuid-same-uuid-dev-/dev/loop1");
-  EXPECT_EQ(d.tracked[1].id, "uuid-same-uuid");  // the first by device keeps the old id
+  EXPECT_EQ(d.tracked[0].id, kCopyB);
+  EXPECT_EQ(d.tracked[1].id, kCopyA);
 }
 
 TEST_F(CloneDiscovery, GivesTheSameIdsWhicheverCopyWasMountedFirst) {
@@ -163,26 +174,75 @@ TEST_F(CloneDiscovery, GivesTheSameIdsWhicheverCopyWasMountedFirst) {
   const Discovery d = discover_filesystems(table, {}, inventory, prober);
   ASSERT_EQ(d.tracked.size(), 2u);
   EXPECT_EQ(d.tracked[0].mount.mount_point, "/mnt/copy-a");
-  EXPECT_EQ(d.tracked[0].id, "uuid-same-uuid");
-  EXPECT_EQ(d.tracked[1].id, "uuid-same-uuid-dev-/dev/loop1");
+  EXPECT_EQ(d.tracked[0].id, kCopyA);
+  EXPECT_EQ(d.tracked[1].id, kCopyB);
 }
 
 TEST_F(CloneDiscovery, KeepsOneStateRecordAndOneCursorPerCopy) {
-  const Discovery d = discover_filesystems(table, {}, inventory, prober);
   const TimePoint now = Clock::from_time_t(1'800'000'000);
   StateMap old_state;  // written before clones were told apart
   old_state["uuid-same-uuid"].cursor = 1u << 20;
   old_state["uuid-same-uuid"].mount_point = "/mnt/copy-a";
   Manager manager(Config{}, old_state, now);
-  manager.update_filesystems(d.tracked, now);
+  manager.update_filesystems(discover(), now);
   ASSERT_EQ(manager.statuses(now).size(), 2u);
-  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-a"), "uuid-same-uuid");
-  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-b"), "uuid-same-uuid-dev-/dev/loop1");
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-a"), kCopyA);
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-b"), kCopyB);
   const StateMap saved = manager.persistent_state();
-  ASSERT_EQ(saved.count("uuid-same-uuid"), 1u);
-  ASSERT_EQ(saved.count("uuid-same-uuid-dev-/dev/loop1"), 1u);
-  EXPECT_EQ(saved.at("uuid-same-uuid").cursor, std::optional<std::uint64_t>{1u << 20});
-  EXPECT_EQ(saved.at("uuid-same-uuid-dev-/dev/loop1").cursor, std::nullopt);
-  EXPECT_EQ(saved.at("uuid-same-uuid-dev-/dev/loop1").mount_point, "/mnt/copy-b");
-  EXPECT_EQ(saved.at("uuid-same-uuid-dev-/dev/loop1").last_seen, now);
+  EXPECT_EQ(saved.count("uuid-same-uuid"), 0u) << "the record went to the copy it was written for";
+  ASSERT_EQ(saved.count(kCopyA), 1u);
+  ASSERT_EQ(saved.count(kCopyB), 1u);
+  EXPECT_EQ(saved.at(kCopyA).cursor, std::optional<std::uint64_t>{1u << 20});
+  EXPECT_EQ(saved.at(kCopyB).cursor, std::nullopt);
+  EXPECT_EQ(saved.at(kCopyB).mount_point, "/mnt/copy-b");
+  EXPECT_EQ(saved.at(kCopyB).device, "/dev/loop1");
+  EXPECT_EQ(saved.at(kCopyB).last_seen, now);
+}
+
+// Issue 16, item 7: which copies are mounted must not change whose id is whose.
+TEST_F(CloneDiscovery, ACopyMountedAloneKeepsItsOwnIdAndNeverTheOtherCopysCursor) {
+  const TimePoint now = Clock::from_time_t(1'800'000'000);
+  Manager manager(Config{}, {}, now);
+  manager.update_filesystems(discover(), now);  // both copies: known as clones from now on
+  StateMap state = manager.persistent_state();
+  state[kCopyA].cursor = 1u << 20;  // copy a stopped halfway through a pass
+
+  Manager restarted(Config{}, state, now);
+  restarted.update_filesystems(discover_without("/mnt/copy-a"), now);
+  EXPECT_EQ(restarted.id_for_mount_point("/mnt/copy-b"), kCopyB);
+  EXPECT_FALSE(restarted.passes_active()) << "copy b resumed copy a's pass";
+  EXPECT_EQ(restarted.persistent_state().at(kCopyA).cursor, std::optional<std::uint64_t>{1u << 20});
+
+  restarted.update_filesystems(discover_without("/mnt/copy-b"), now);
+  EXPECT_EQ(restarted.id_for_mount_point("/mnt/copy-a"), kCopyA);
+  EXPECT_TRUE(restarted.passes_active()) << "copy a lost its own pass";
+}
+
+// A state file of 1caa747: copy a under the plain id, copy b under its clone id.
+TEST_F(CloneDiscovery, ARecordFromBeforeStaysWithItsCopyWhenTheOtherIsMountedAlone) {
+  const TimePoint now = Clock::from_time_t(1'800'000'000);
+  StateMap old_state;
+  old_state["uuid-same-uuid"].cursor = 1u << 20;
+  old_state["uuid-same-uuid"].mount_point = "/mnt/copy-a";
+  old_state[kCopyB].mount_point = "/mnt/copy-b";
+  Manager manager(Config{}, old_state, now);
+
+  manager.update_filesystems(discover_without("/mnt/copy-a"), now);
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-b"), kCopyB);
+  EXPECT_FALSE(manager.passes_active()) << "copy b resumed copy a's pass";
+  EXPECT_EQ(manager.persistent_state().at("uuid-same-uuid").cursor,
+            std::optional<std::uint64_t>{1u << 20});
+
+  manager.update_filesystems(discover_without("/mnt/copy-b"), now);
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-a"), kCopyA);
+  EXPECT_TRUE(manager.passes_active());
+  EXPECT_EQ(manager.persistent_state().at(kCopyA).cursor, std::optional<std::uint64_t>{1u << 20});
+}
+
+TEST_F(CloneDiscovery, AFilesystemNeverSeenClonedKeepsItsPlainUuidId) {
+  const TimePoint now = Clock::from_time_t(1'800'000'000);
+  Manager manager(Config{}, {}, now);
+  manager.update_filesystems(discover_without("/mnt/copy-b"), now);
+  EXPECT_EQ(manager.id_for_mount_point("/mnt/copy-a"), "uuid-same-uuid");
+  EXPECT_EQ(manager.persistent_state().at("uuid-same-uuid").device, "/dev/loop0");
 }

@@ -486,3 +486,38 @@ TEST_F(StateStoreTest, AHistoryThatIsNotAnArrayOfTablesCountsAsCorrupt) {
   write_text(root_ / "state.toml", "[\"fs-1\"]\nhistory = [1, 2]\n");
   EXPECT_TRUE(StateStore{root_}.load().empty());
 }
+
+// Issue 16, items 5 and 7: the mount a takeover belongs to and the device a
+// filesystem was last seen on survive a save; a file of 1caa747 still loads.
+TEST_F(StateStoreTest, RoundTripsTheMountOfATakeoverAndTheDeviceAndLoadsAFileWithoutThem) {
+  StateMap state;
+  state["uuid-x-dev-/dev/loop1"].device = "/dev/loop1";
+  state["uuid-x-dev-/dev/loop1"].taken_over = trimd::TakeoverRecord{
+      trimd::from_usec(1700000000000001), trimd::TakeoverOrigin::Policy,
+      trimd::MountInstance{"a8c40e28-94b3-4e51-ab1c-30e50d1aae46", 4026531855ull, 2147483694ull,
+                           {"rw", "errors=remount-ro", "commit=30"}}};
+  StateStore store{root_};
+  store.save(state);
+  const auto loaded = store.load();
+  ASSERT_EQ(loaded.count("uuid-x-dev-/dev/loop1"), 1u);
+  EXPECT_EQ(loaded.at("uuid-x-dev-/dev/loop1").device, "/dev/loop1");
+  EXPECT_EQ(loaded.at("uuid-x-dev-/dev/loop1").taken_over,
+            state.at("uuid-x-dev-/dev/loop1").taken_over);
+
+  write_text(root_ / "state.toml",
+             "[\"uuid-x\"]\nmount_point = \"/srv/a\"\ntaken_over_usec = 5\n"
+             "taken_over_by = \"policy\"\n");
+  const auto old = StateStore{root_}.load();
+  ASSERT_EQ(old.count("uuid-x"), 1u);
+  EXPECT_EQ(old.at("uuid-x").device, "");
+  ASSERT_TRUE(old.at("uuid-x").taken_over);
+  EXPECT_EQ(old.at("uuid-x").taken_over->mount, std::nullopt);
+}
+
+TEST_F(StateStoreTest, TakeoverOptionsThatAreNotStringsCountAsCorrupt) {
+  write_text(root_ / "state.toml",
+             "[fs]\ntaken_over_usec = 5\ntaken_over_by = \"policy\"\ntaken_over_boot_id = \"b\"\n"
+             "taken_over_options = [1]\n");
+  EXPECT_TRUE(StateStore{root_}.load().empty());
+  EXPECT_THAT(log_.str(), HasSubstr("taken_over_options: expected an array of strings"));
+}

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "manager_fixture.hpp"
 #include "takeover_controller.hpp"
 
@@ -22,8 +24,18 @@ class FakeRemounter final : public Remounter {
     calls.push_back({target.mount_point, discard});
     return next;
   }
+  MountInstance instance_at(const std::string& mount_point,
+                            const std::vector<std::string>& super_options) override {
+    const auto it = mount_ids.find(mount_point);
+    return {boot_id, namespace_id, it == mount_ids.end() ? 1 : it->second,
+            options_but_discard(super_options)};
+  }
   std::vector<RemountCall> calls;
   RemountOutcome next;
+  // The kernel's unique mount ids (1 unless set), per mount point.
+  std::map<std::string, std::uint64_t> mount_ids;
+  std::string boot_id = "boot-1";
+  std::uint64_t namespace_id = 1;
 };
 
 DiscoveredFs with_options(DiscoveredFs fs, std::vector<std::string> super_options) {
@@ -49,6 +61,10 @@ class TakeoverControllerTest : public ManagerTest {
     return controller_->reconcile(found, {}, now);
   }
   FsStatus status(const DiscoveredFs& fs) { return *manager_->status(fs.id, now); }
+  // The record a takeover of `fs` right now leaves.
+  TakeoverRecord taken_now(const DiscoveredFs& fs, TakeoverOrigin origin) {
+    return {now, origin, remounter_.instance_at(fs.mount.mount_point, fs.mount.super_options)};
+  }
   std::optional<TakeoverRecord> record(const DiscoveredFs& fs) {
     const auto& state = manager_->persistent_state();
     const auto it = state.find(fs.id);
@@ -69,7 +85,7 @@ TEST_F(TakeoverControllerTest, TakesOverByPolicyRecordsItAndMakesTheFirstPassDue
   ASSERT_EQ(remounter_.calls.size(), 1u);
   EXPECT_EQ(remounter_.calls[0].mount_point, "/srv/a");
   EXPECT_FALSE(remounter_.calls[0].discard);
-  EXPECT_EQ(record(ext4_), (TakeoverRecord{now, TakeoverOrigin::Policy}));
+  EXPECT_EQ(record(ext4_), taken_now(ext4_, TakeoverOrigin::Policy));
   EXPECT_TRUE(manager_->state_dirty());
   const FsStatus s = status(ext4_);
   EXPECT_EQ(s.takeover, (TakeoverView{TakeoverStatus::TakenOver, "", now}));
@@ -182,7 +198,7 @@ TEST_F(TakeoverControllerTest, TakesOverOnRequestWhateverThePolicyAndHandsBackOn
   start(quick_config());
   rescan({ext4_});
   controller_->take_over({ext4_.id}, now);
-  EXPECT_EQ(record(ext4_), (TakeoverRecord{now, TakeoverOrigin::Request}));
+  EXPECT_EQ(record(ext4_), taken_now(ext4_, TakeoverOrigin::Request));
   rescan({ext4_off_});
   EXPECT_EQ(status(ext4_).takeover.status, TakeoverStatus::TakenOver);  // kept under "warn"
   controller_->hand_back({ext4_.id}, now);
@@ -209,6 +225,84 @@ TEST_F(TakeoverControllerTest, ChecksEveryNamedFilesystemBeforeRemountingAny) {
   EXPECT_THROW(controller_->hand_back({ext4_.id}, now), ManagerError);
   EXPECT_THROW(controller_->take_over({"nope"}, now), ManagerError);
   EXPECT_THROW(controller_->take_over({}, now), ManagerError);
+}
+
+// Issue 16, item 5: a takeover belongs to one mount, not to a path or a UUID.
+TEST_F(TakeoverControllerTest, GivesNoDiscardToAMountMadeSinceWithoutIt) {
+  start(takeover_config());
+  rescan({ext4_});
+  rescan({ext4_off_});
+  remounter_.mount_ids["/srv/a"] = 2;  // umount /srv/a; mount it again without discard
+  rescan({ext4_off_});
+  EXPECT_FALSE(record(ext4_));
+  EXPECT_EQ(status(ext4_).takeover.status, TakeoverStatus::None);
+  EXPECT_FALSE(controller_->owes_discard());
+  controller_->stop(now);
+  ASSERT_EQ(remounter_.calls.size(), 1u) << "remounted the admin's mount with discard";
+  EXPECT_FALSE(remounter_.calls[0].discard);
+}
+
+TEST_F(TakeoverControllerTest, GivesNoDiscardOnStopToAMountMadeSinceTheLastRescan) {
+  start(takeover_config());
+  rescan({ext4_});
+  rescan({ext4_off_});
+  remounter_.mount_ids["/srv/a"] = 2;  // and SIGTERM before the rescan
+  controller_->stop(now);
+  EXPECT_EQ(remounter_.calls.size(), 1u) << "remounted the admin's mount with discard";
+  EXPECT_FALSE(record(ext4_));
+}
+
+TEST_F(TakeoverControllerTest, LetsGoOfTheMountAnAdminPutDiscardBackOnUntilAReload) {
+  start(takeover_config());
+  rescan({ext4_});
+  rescan({ext4_off_});
+  EXPECT_FALSE(rescan({ext4_}));  // mount -o remount,discard /srv/a: the same mount
+  EXPECT_EQ(remounter_.calls.size(), 1u) << "took discard away from the admin again";
+  EXPECT_FALSE(record(ext4_));
+  EXPECT_FALSE(rescan({ext4_}));
+  EXPECT_EQ(remounter_.calls.size(), 1u) << "took discard away from the admin again";
+  EXPECT_EQ(status(ext4_).takeover,
+            (TakeoverView{TakeoverStatus::Inline, kDiscardPutBack, std::nullopt}));
+  controller_->policy_changed();
+  EXPECT_TRUE(rescan({ext4_}));
+  EXPECT_EQ(remounter_.calls.size(), 2u);
+}
+
+TEST_F(TakeoverControllerTest, TakesOverAgainAMountMadeSinceWithDiscard) {
+  start(takeover_config());
+  rescan({ext4_});
+  rescan({ext4_off_});
+  remounter_.mount_ids["/srv/a"] = 2;  // mounted again from fstab, with discard
+  EXPECT_TRUE(rescan({ext4_}));
+  ASSERT_EQ(remounter_.calls.size(), 2u);
+  EXPECT_FALSE(remounter_.calls[1].discard);
+  EXPECT_EQ(record(ext4_)->mount->mount_id, 2u);
+}
+
+TEST_F(TakeoverControllerTest, AdoptsItsMountAfterARestartInANewNamespaceByItsOptions) {
+  StateMap state;
+  state[ext4_.id].taken_over = TakeoverRecord{
+      now - 1h, TakeoverOrigin::Policy, MountInstance{"boot-1", 7, 40, {"rw", "commit=30"}}};
+  start(takeover_config(), state);
+  EXPECT_FALSE(rescan({ext4_off_}));  // namespace 1, mount id 1: a new sandbox's copy
+  EXPECT_EQ(status(ext4_).takeover.since, now - 1h);
+  EXPECT_EQ(record(ext4_)->mount, (MountInstance{"boot-1", 1, 1, {"rw", "commit=30"}}));
+  controller_->stop(now);
+  ASSERT_EQ(remounter_.calls.size(), 1u);
+  EXPECT_TRUE(remounter_.calls[0].discard);
+}
+
+TEST_F(TakeoverControllerTest, ForgetsATakeoverOfAnotherBootOrOfOtherOptions) {
+  for (const MountInstance& then : {MountInstance{"boot-0", 1, 1, {"rw", "commit=30"}},
+                                    MountInstance{"boot-1", 7, 40, {"rw", "commit=5"}}}) {
+    StateMap state;
+    state[ext4_.id].taken_over = TakeoverRecord{now - 1h, TakeoverOrigin::Policy, then};
+    start(takeover_config(), state);
+    rescan({ext4_off_});
+    EXPECT_FALSE(record(ext4_)) << then.boot_id;
+    controller_->stop(now);
+    EXPECT_TRUE(remounter_.calls.empty()) << then.boot_id;
+  }
 }
 
 }  // namespace
