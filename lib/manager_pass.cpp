@@ -240,10 +240,14 @@ void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint 
   after_chunk(*found, now);
 }
 
+// Paused, cancelled, or unmounted: a chunk on a filesystem gone from the
+// mount table trims through a detached copy of its mount (trimmer.cpp), and
+// only the runner's death lets the kernel release the device.
 std::vector<std::uint64_t> Manager::jobs_to_stop() const {
   std::vector<std::uint64_t> serials;
   for (const auto& [id, fs] : filesystems_)
-    if (fs->in_flight && (fs->paused || (fs->pass && fs->pass->cancel_requested)))
+    if (fs->in_flight &&
+        (fs->paused || fs->vanished || (fs->pass && fs->pass->cancel_requested)))
       serials.push_back(*fs->in_flight);
   return serials;
 }

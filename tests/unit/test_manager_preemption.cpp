@@ -107,6 +107,22 @@ TEST_F(ManagerPreemption, PauseAsksForTheChunkInFlightToBeStopped) {
   EXPECT_EQ(first_job(*m).range.start, 0u);
 }
 
+// The runner trims through a detached copy of the mount, so umount succeeds
+// mid-chunk; the device is released only once the runner is dead.
+TEST_F(ManagerPreemption, AChunkWhoseFilesystemLeftTheMountTableIsStoppedAtOnce) {
+  auto m = make();
+  auto jobs = track_and_start(*m, fs);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  const ChunkJob second = first_job(*m);
+  m->update_filesystems({}, now);
+  EXPECT_EQ(m->jobs_to_stop(), std::vector<std::uint64_t>{second.serial});
+  m->chunk_interrupted(second, now, mono);
+  EXPECT_TRUE(m->jobs_to_stop().empty());
+  EXPECT_TRUE(m->statuses(now).empty());
+  EXPECT_EQ(m->persistent_state().at(fs.id).cursor, second.range.start)
+      << "the pass resumes at the stopped chunk when the filesystem is back";
+}
+
 TEST_F(ManagerPreemption, CancelThenTrimNowWhileAChunkIsInFlightStartsANewPass) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);
