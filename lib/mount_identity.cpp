@@ -64,8 +64,17 @@ bool read_mount_identity(int fd, MountIdentity& out) noexcept {
 }
 
 int clone_mount(int fd) noexcept {
-  return static_cast<int>(
+  const int tree = static_cast<int>(
       ::syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+  if (tree < 0) return -1;
+  // open_tree gives an O_PATH fd, which takes no ioctl (EBADF): open the
+  // copy's root through it. That file keeps the copy, and so the
+  // superblock, alive once `tree` is closed.
+  const int root = ::openat(tree, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int error = errno;
+  ::close(tree);
+  errno = error;
+  return root;
 }
 
 }  // namespace trimd

@@ -35,9 +35,10 @@ int open_directory_nofollow(const char* path, int flags) noexcept;
 // The identity of the mount `fd` lies on, from statx(AT_EMPTY_PATH) and fstatfs.
 bool read_mount_identity(int fd, MountIdentity& out) noexcept;
 
-// A detached copy of the mount `fd` lies on (open_tree OPEN_TREE_CLONE): the
-// same superblock through a mount of its own, in no namespace, so an open
-// file on it does not keep the original mount busy.
+// The root of a detached copy of the mount `fd` lies on (open_tree
+// OPEN_TREE_CLONE), opened O_RDONLY: the same superblock through a mount of
+// its own, in no namespace, so this file does not keep the original mount
+// busy for umount.
 int clone_mount(int fd) noexcept;
 
 }  // namespace trimd
