@@ -252,6 +252,13 @@ std::vector<std::uint64_t> Manager::jobs_to_stop() const {
   return serials;
 }
 
+void Manager::mounts_now(const std::set<int>& mount_ids) {
+  for (auto& [id, fs] : filesystems_) {
+    const int mount_id = fs->fs.identity.mount_id;
+    if (fs->in_flight && mount_id != 0 && !mount_ids.count(mount_id)) fs->vanished = true;
+  }
+}
+
 std::map<std::string, std::string> Manager::finished_results() const {
   std::map<std::string, std::string> out;
   for (const auto& [id, outcome] : finished_) out[id] = outcome.text();

@@ -123,6 +123,20 @@ TEST_F(ManagerPreemption, AChunkWhoseFilesystemLeftTheMountTableIsStoppedAtOnce)
       << "the pass resumes at the stopped chunk when the filesystem is back";
 }
 
+// Told by the mount table itself, before the rescan that forgets it.
+TEST_F(ManagerPreemption, AChunkWhoseMountIsNoLongerInTheMountTableIsStoppedAtOnce) {
+  fs.identity.mount_id = 42;
+  auto m = make();
+  auto jobs = track_and_start(*m, fs);
+  m->mounts_now({1, 42});
+  EXPECT_TRUE(m->jobs_to_stop().empty());
+  m->mounts_now({1, 43});
+  EXPECT_EQ(m->jobs_to_stop(), std::vector<std::uint64_t>{jobs[0].serial});
+  m->chunk_interrupted(jobs[0], now, mono);
+  EXPECT_TRUE(m->statuses(now).empty());
+  EXPECT_EQ(m->persistent_state().at(fs.id).cursor, 0u);
+}
+
 TEST_F(ManagerPreemption, CancelThenTrimNowWhileAChunkIsInFlightStartsANewPass) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);
