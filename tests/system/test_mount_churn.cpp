@@ -91,8 +91,10 @@ class PrivateBus {
 
 // Mounts `device` on `mount_point` and unmounts it again until stopped;
 // counts the umounts that found it busy. trimd rescans 200 ms after the
-// mount table last changed: unmounting around then lands the umount inside
-// a rescan, between mountinfo and the look at the path.
+// mount table last changed: an umount swept across the 15 ms after that
+// lands, now and then, inside the rescan, between its reading mountinfo and
+// its look at the path. The mount point then shows the excluded filesystem
+// for 40-100 ms, while TrimNow keeps asking for chunks.
 class MountChurn {
  public:
   MountChurn(std::string device, std::string mount_point)
@@ -109,18 +111,18 @@ class MountChurn {
  private:
   void run() {
     std::minstd_rand random(16);
-    std::uniform_int_distribution<int> ms(0, 20);
-    std::uniform_int_distribution<int> mounted_ms(190, 240);
+    std::uniform_int_distribution<int> mounted_us(200'000, 215'000);
+    std::uniform_int_distribution<int> unmounted_ms(40, 100);
     while (!stop_) {
       if (::mount(device_.c_str(), mount_point_.c_str(), "ext4", 0, "nodiscard") != 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds{mounted_ms(random)});
+      std::this_thread::sleep_for(std::chrono::microseconds{mounted_us(random)});
       while (::umount2(mount_point_.c_str(), 0) != 0) {
         if (errno != EBUSY) return;
         ++busy_;
         std::this_thread::sleep_for(1ms);
       }
       ++cycles_;
-      std::this_thread::sleep_for(std::chrono::milliseconds{ms(random)});
+      std::this_thread::sleep_for(std::chrono::milliseconds{unmounted_ms(random)});
     }
   }
 
