@@ -21,6 +21,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "proc_probe.hpp"
@@ -101,10 +102,20 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
 
   const std::string& mount_point() const { return slow_->mount_point(); }
 
-  // The runner inside FITRIM on our filesystem.
+  // A runner inside FITRIM on our filesystem, and still in the same call
+  // 300 ms later: a chunk with many discards to go, not one about to end
+  // by itself (a chunk with only a big free extent takes milliseconds).
   pid_t runner() {
-    const auto found = runner_in_fitrim(trimd_->pid(), [](const FitrimCall&) { return true; }, 60s);
-    return found ? found->first : -1;
+    const auto deadline = Steady::now() + 60s;
+    while (Steady::now() < deadline) {
+      const auto found = runner_in_fitrim(trimd_->pid(), [](const FitrimCall&) { return true; },
+                                          60s);
+      if (!found) return -1;
+      std::this_thread::sleep_for(300ms);
+      const auto still = fitrim_in_flight(found->first);
+      if (still && still->start == found->second.start) return found->first;
+    }
+    return -1;
   }
 
   void mount_again() {
