@@ -37,10 +37,9 @@ using Steady = std::chrono::steady_clock;
 
 constexpr int kDiscardMs = 3;
 // Bounds with a wide margin over the 100 ms (a loaded 2-core
-// machine). The device is free once the filesystem has shut down, work the
-// umount would have done itself had the runner not held a copy of the mount:
-// xfs takes hundreds of milliseconds for it on the slow device, and leaves
-// FITRIM only between batches of discards.
+// machine): xfs leaves FITRIM after SIGKILL only once its batch of about
+// 100 discards is done, 300 ms and more on the slow device
+// (docs/preemption.md has the figures).
 constexpr auto kReleaseBound = 1500ms;
 constexpr auto kStopBound = 1s;
 
