@@ -10,9 +10,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "bus_service.hpp"
 #include "log_event.hpp"
+#include "mountinfo.hpp"
+#include "system_view.hpp"
 #include "status_line.hpp"
 #include "watchdog.hpp"
 #include "watchers.hpp"
@@ -158,6 +161,19 @@ void Daemon::chunk_ended(const ChunkReport& report) {
   pump();
 }
 
+// A runner trims through a detached copy of its mount: umount succeeds
+// mid-chunk, and the device is released once the runner is dead. So a chunk
+// whose mount left the table is stopped now, not after the rescan's delay.
+void Daemon::stop_chunks_of_unmounted() {
+  if (runner_->running() == 0) return;
+  const auto text = read_text_file("/proc/self/mountinfo");
+  if (!text) return;
+  std::set<int> mount_ids;
+  for (const auto& mount : parse_mountinfo(*text)) mount_ids.insert(mount.mount_id);
+  manager_->mounts_now(mount_ids);
+  stop_requested_chunks();
+}
+
 // Pause and Cancel take effect at once: the manager names the chunks.
 void Daemon::stop_requested_chunks() {
   for (std::uint64_t serial : manager_->jobs_to_stop()) runner_->stop(serial);
@@ -286,7 +302,10 @@ int Daemon::run() {
   sample_timer_ = std::make_unique<Timer>(loop_, [this] { sample_diskstats(); });
   rescan_timer_ = std::make_unique<Timer>(loop_, [this] { rescan(); });
   auto schedule_rescan = [this] { rescan_timer_->arm_in(kRescanDelay); };
-  mount_watcher_ = std::make_unique<MountWatcher>(loop_, schedule_rescan);
+  mount_watcher_ = std::make_unique<MountWatcher>(loop_, [this, schedule_rescan] {
+    stop_chunks_of_unmounted();
+    schedule_rescan();
+  });
   udev_watcher_ = std::make_unique<UdevWatcher>(loop_, schedule_rescan);
 
   manager_->observe_diskstats(system_.diskstats(), now());

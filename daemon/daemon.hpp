@@ -66,6 +66,7 @@ class Daemon final : public DaemonControl {
   void pump();
   void chunk_ended(const ChunkReport& report);
   void stop_requested_chunks();
+  void stop_chunks_of_unmounted();
   void save_state(bool force, SaveAttempt attempt = SaveAttempt::Periodic);
   void start_once();
   void shut_down();

@@ -31,7 +31,7 @@ namespace {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);  // trimd blocks SIGTERM for its signalfd
-  const RawTrim raw = fitrim_raw(target.mount_point.c_str(), target.device, range);
+  const RawTrim raw = fitrim_raw(target, range);
   const bool written = ::write(result_fd, &raw, sizeof raw) == static_cast<ssize_t>(sizeof raw);
   ::_exit(written ? 0 : 3);
 }

@@ -255,7 +255,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   ChunkJob job;
   job.serial = next_serial_++;
   job.fs_id = fs.fs.id;
-  job.target = TrimTarget{fs.fs.mount.mount_point, fs.fs.root_device};
+  job.target = TrimTarget{fs.fs.mount.mount_point, fs.fs.identity};
   job.fs_type = fs.fs.mount.fs_type;
   job.range = range;
   job.disks = fs.fs.disk_names();

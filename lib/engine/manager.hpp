@@ -190,8 +190,13 @@ class Manager {
   // Killed on request (pause, cancel, shutdown): the cursor stays too.
   void chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono);
   // Serials of jobs in flight that must be killed now (their filesystem was
-  // paused or its pass cancelled). The manager decides; the daemon kills.
+  // paused, its pass cancelled, or it left the mount table). The manager
+  // decides; the daemon kills.
   std::vector<std::uint64_t> jobs_to_stop() const;
+  // The mount table changed; `mount_ids` are the mounts in it now. A chunk
+  // whose mount is not among them is to be stopped at once (jobs_to_stop),
+  // ahead of the rescan that forgets its filesystem.
+  void mounts_now(const std::set<int>& mount_ids);
   // The latest time take_jobs should be called again (a pause ends, a pass
   // becomes due, a window opens). Diskstats samples may call it sooner.
   TimePoint next_wakeup(TimePoint now, SteadyPoint mono) const;

@@ -249,12 +249,23 @@ void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint 
   after_chunk(*found, now);
 }
 
+// Paused, cancelled, or unmounted: a chunk on a filesystem gone from the
+// mount table trims through a detached copy of its mount (trimmer.cpp), and
+// only the runner's death lets the kernel release the device.
 std::vector<std::uint64_t> Manager::jobs_to_stop() const {
   std::vector<std::uint64_t> serials;
   for (const auto& [id, fs] : filesystems_)
-    if (fs->in_flight && (fs->paused || (fs->pass && fs->pass->cancel_requested)))
+    if (fs->in_flight &&
+        (fs->paused || fs->vanished || (fs->pass && fs->pass->cancel_requested)))
       serials.push_back(*fs->in_flight);
   return serials;
+}
+
+void Manager::mounts_now(const std::set<int>& mount_ids) {
+  for (auto& [id, fs] : filesystems_) {
+    const int mount_id = fs->fs.identity.mount_id;
+    if (fs->in_flight && mount_id != 0 && !mount_ids.count(mount_id)) fs->vanished = true;
+  }
 }
 
 std::map<std::string, std::string> Manager::finished_results() const {

@@ -1,7 +1,9 @@
-// FITRIM, one chunk per call. The mount point is opened for this call only,
-// so trimd pins a filesystem (umount fails with EBUSY) only while a chunk is
-// in the kernel, and the daemon kills a chunk past its time limit
-// (chunk_time_limit in chunk_sizing.hpp): that is the bound.
+// FITRIM, one chunk per call, on exactly the mount discovery decided on. The
+// mount point is opened for this call only and its identity checked on that
+// fd; FITRIM then goes through a detached copy of the mount, so even a chunk
+// in the kernel does not keep umount from succeeding (docs/preemption.md).
+// Without the copy (open_tree refused) the mount is pinned while the chunk
+// runs, and the chunk's time limit (chunk_sizing.hpp) is the bound.
 #include "trimmer.hpp"
 
 #include <fcntl.h>
@@ -11,6 +13,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include <atomic>
 #include <cerrno>
 #include <optional>
 #include <string>
@@ -77,6 +82,7 @@ TrimStatus classify_trim_errno(int error, std::uint64_t range_start) {
     case ENXIO:
     case ESTALE:
     case ENOTDIR:
+    case ELOOP:  // a symlink where a directory of the mount point was
     case EROFS:
       return TrimStatus::Gone;
     case EINVAL:
@@ -86,28 +92,70 @@ TrimStatus classify_trim_errno(int error, std::uint64_t range_start) {
   }
 }
 
-RawTrim fitrim_raw(const char* mount_point, dev_t device, const TrimRange& range) noexcept {
+namespace {
+
+// Whether `fd` is the mount `expected` describes; the RawTrim to report when not.
+std::optional<RawTrim> wrong_mount(int fd, const MountIdentity& expected) noexcept {
+  if (expected == MountIdentity{}) return std::nullopt;
+  MountIdentity found;
+  if (!read_mount_identity(fd, found)) return RawTrim{RawTrim::Stat, errno, 0, 0};
+  const IdentityMismatch mismatch = compare_identity(expected, found);
+  if (mismatch == IdentityMismatch::None) return std::nullopt;
+  RawTrim raw{RawTrim::WrongMount, ESTALE, 0, found.device};
+  if (mismatch == IdentityMismatch::Device) raw.step = RawTrim::WrongDevice;
+  raw.mismatch = static_cast<std::int32_t>(mismatch);
+  return raw;
+}
+
+const char* what_is_there(IdentityMismatch mismatch) {
+  switch (mismatch) {
+    case IdentityMismatch::MountId:
+    case IdentityMismatch::UniqueId: return "another mount";
+    case IdentityMismatch::FsType: return "another filesystem type";
+    default: return "another filesystem";
+  }
+}
+
+void warn_once_about_pinning(int error) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  spdlog::warn("cannot make a detached copy of a mount to trim through ({}): umount of a "
+               "filesystem fails with EBUSY while its chunk runs",
+               describe(error));
+}
+
+}  // namespace
+
+RawTrim fitrim_raw(const TrimTarget& target, const TrimRange& range) noexcept {
   RawTrim raw;
-  UniqueFd fd(::open(mount_point, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  // No path lookup after this one: everything below acts on this fd or on a
+  // copy of its mount, whatever is mounted at the path meanwhile.
+  UniqueFd fd(open_directory_nofollow(target.mount_point.c_str(), O_RDONLY));
   if (fd.get() < 0) return RawTrim{RawTrim::Open, errno, 0, 0};
   // After an unmount the mount point is a plain directory of the parent
   // filesystem; without this check we would trim the filesystem underneath.
-  if (device != 0) {
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return RawTrim{RawTrim::Stat, errno, 0, 0};
-    if (st.st_dev != device) return RawTrim{RawTrim::WrongDevice, ESTALE, 0, st.st_dev};
-  }
+  if (auto wrong = wrong_mount(fd.get(), target.identity)) return *wrong;
+  UniqueFd copy(clone_mount(fd.get()));
+  if (copy.get() >= 0)
+    fd = std::move(copy);  // closes the original: it no longer pins the mount
+  else
+    raw.clone_error = errno;
   struct fstrim_range kernel_range {};
   kernel_range.start = range.start;
   kernel_range.len = range.len;
   kernel_range.minlen = range.minlen;
-  if (::ioctl(fd.get(), FITRIM, &kernel_range) != 0) return RawTrim{RawTrim::Ioctl, errno, 0, 0};
+  if (::ioctl(fd.get(), FITRIM, &kernel_range) != 0) {
+    raw.step = RawTrim::Ioctl;
+    raw.error = errno;
+    return raw;
+  }
   raw.bytes = kernel_range.len;
   return raw;
 }
 
 TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimRange& range) {
   const std::string& where = target.mount_point;
+  if (raw.clone_error != 0) warn_once_about_pinning(raw.clone_error);
   switch (raw.step) {
     case RawTrim::Done: {
       TrimOutcome outcome;
@@ -118,8 +166,14 @@ TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimR
     case RawTrim::Stat: return syscall_failure("cannot stat " + where, raw.error);
     case RawTrim::WrongDevice:
       return failure(TrimStatus::Gone, ESTALE,
-                     where + " is no longer the filesystem on " + device_name(target.device) +
+                     where + " is no longer the filesystem on " +
+                         device_name(target.identity.device) +
                          " (now " + device_name(static_cast<dev_t>(raw.seen_device)) +
+                         "): not trimming");
+    case RawTrim::WrongMount:
+      return failure(TrimStatus::Gone, ESTALE,
+                     where + " is no longer the mount trimd found (now " +
+                         what_is_there(static_cast<IdentityMismatch>(raw.mismatch)) +
                          "): not trimming");
     default:
       return syscall_failure("FITRIM on " + where + " failed", raw.error, range.start);
@@ -127,7 +181,7 @@ TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimR
 }
 
 TrimOutcome FitrimTrimmer::trim(const TrimTarget& target, const TrimRange& range) {
-  return outcome_of(fitrim_raw(target.mount_point.c_str(), target.device, range), target, range);
+  return outcome_of(fitrim_raw(target, range), target, range);
 }
 
 }  // namespace trimd

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fs_types.hpp"
+#include "mount_identity.hpp"
 
 namespace trimd {
 
@@ -30,7 +31,9 @@ struct TrimOutcome {
 
 struct TrimTarget {
   std::string mount_point;
-  dev_t device = 0;  // st_dev the mount point must still have; 0 = don't check
+  // The mount discovery decided on; FITRIM goes to that one or nowhere. Its
+  // fields that are 0 are not checked ({path, st_dev} checks the device only).
+  MountIdentity identity;
 };
 
 class Trimmer {
@@ -43,16 +46,23 @@ class Trimmer {
 // allocating (it may only make async-signal-safe calls) and hands back to
 // the daemon through a pipe. The daemon turns it into a TrimOutcome.
 struct RawTrim {
-  enum Step : std::int32_t { Done = 0, Open = 1, Stat = 2, WrongDevice = 3, Ioctl = 4 };
+  enum Step : std::int32_t { Done = 0, Open = 1, Stat = 2, WrongDevice = 3, Ioctl = 4,
+                             WrongMount = 5 };
   std::int32_t step = Done;
   std::int32_t error = 0;            // errno of the failed step
   std::uint64_t bytes = 0;           // range.len as the kernel wrote it back
   std::uint64_t seen_device = 0;     // st_dev found at the mount point (WrongDevice)
+  std::int32_t mismatch = 0;         // IdentityMismatch (WrongMount)
+  // errno of open_tree when no detached copy of the mount could be made and
+  // FITRIM ran on the mount itself (which then stays busy for umount); 0 else.
+  std::int32_t clone_error = 0;
 };
 
-// open, fstat (when target.device != 0), ioctl(FITRIM), close. Only system
-// calls: safe between fork() and _exit().
-RawTrim fitrim_raw(const char* mount_point, dev_t device, const TrimRange& range) noexcept;
+// Opens the mount point without following symlinks, checks target.identity
+// on that fd (statx, fstatfs), trims through a detached copy of the mount
+// (clone_mount) so that umount never waits for the chunk, and closes. Only
+// system calls: safe between fork() and _exit().
+RawTrim fitrim_raw(const TrimTarget& target, const TrimRange& range) noexcept;
 TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimRange& range);
 
 // Real FITRIM. Thread-safe: it holds no state.

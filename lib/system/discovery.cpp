@@ -51,6 +51,8 @@ void tell_clones_apart(std::vector<DiscoveredFs>& tracked) {
 
 namespace {
 
+constexpr const char* kNotThisMountNow = "another mount is at its mount point right now";
+
 // Mounts that are no filesystem to trim at all: not tracked, only listed.
 SkipReason not_a_trim_target(const MountEntry& mount, const std::vector<MountEntry>& all) {
   if (auto r = skip_pseudo_fs(mount)) return r;
@@ -60,6 +62,15 @@ SkipReason not_a_trim_target(const MountEntry& mount, const std::vector<MountEnt
   if (auto r = skip_read_only(mount)) return r;
   if (auto r = skip_overmounted(mount, all)) return r;
   return std::nullopt;
+}
+
+// The mount at `mount`'s mount point, if it is that mount: mountinfo was read
+// before, and meanwhile another filesystem may have been mounted there or the
+// mount unmounted (then the path leads to the filesystem underneath).
+std::optional<MountIdentity> identify(const MountEntry& mount, FsProber& prober) {
+  const MountIdentity found = prober.identify(mount.mount_point);
+  if (found.mount_id != mount.mount_id || found.device == 0) return std::nullopt;
+  return found;
 }
 
 std::uint64_t device_size(const Topology& topology) {
@@ -96,13 +107,24 @@ Discovery discover_filesystems(const std::vector<MountEntry>& mounts,
       result.skipped.push_back({candidates[i], "another mount of the same filesystem is trimmed"});
       continue;
     }
+    const auto identity = identify(candidates[i], prober);
+    if (!identity) {
+      result.skipped.push_back({candidates[i], kNotThisMountNow});
+      continue;
+    }
     DiscoveredFs fs;
     fs.mount = candidates[i];
     fs.topology = std::move(topologies[i]);
     fs.uuid = prober.uuid(fs.mount.mount_point, fs.mount.source).value_or("");
     fs.id = filesystem_id(fs.uuid, fs.mount);
-    fs.root_device = prober.root_device(fs.mount.mount_point);
     fs.geometry = prober.geometry(fs.mount.mount_point, fs.mount.fs_type, device_size(fs.topology));
+    // The probes looked by path too: what they saw must have been this mount.
+    if (prober.identify(fs.mount.mount_point) != *identity) {
+      result.skipped.push_back({candidates[i], kNotThisMountNow});
+      continue;
+    }
+    fs.identity = *identity;
+    fs.root_device = identity->device;
     fs.unsupported_reason = skip_no_discard(fs.topology);
     fs.disabled_reason = skip_opted_out(fs.mount, fstab);
     fs.in_fstab = listed_in_fstab(fs.mount, fstab);

@@ -26,10 +26,11 @@ struct DiscoveredFs {
   std::string uuid;  // empty when unknown
   Topology topology;
   FsGeometry geometry;
-  // What stat(mount point).st_dev must stay while trimd trims it (0 = don't
-  // check): a different value means the filesystem was unmounted and FITRIM
-  // would hit the one underneath.
-  dev_t root_device = 0;
+  // The mount at the mount point when discovery looked (its mount id is
+  // mountinfo's): FITRIM reaches this one or nothing. Anything else there
+  // later is another filesystem, often the one underneath.
+  MountIdentity identity;
+  dev_t root_device = 0;  // identity.device, for the remounter
   // Tracked but never trimmed, with the reason: no discard support ...
   std::optional<std::string> unsupported_reason;
   // ... or opted out (X-trimd.skip, X-fstrim.notrim).

@@ -264,10 +264,12 @@ std::uint64_t ext4_block_group_bytes(std::uint64_t block_size) {
   return 8 * block_size * block_size;
 }
 
-dev_t SystemFsProber::root_device(const std::string& mount_point) {
-  struct stat st {};
-  if (::stat(mount_point.c_str(), &st) != 0) return 0;
-  return st.st_dev;
+MountIdentity SystemFsProber::identify(const std::string& mount_point) {
+  // O_PATH: no read permission needed, and nothing of the filesystem runs.
+  UniqueFd fd(open_directory_nofollow(mount_point.c_str(), O_PATH));
+  MountIdentity identity;
+  if (fd.get() < 0 || !read_mount_identity(fd.get(), identity)) return MountIdentity{};
+  return identity;
 }
 
 }  // namespace trimd

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fs_types.hpp"
+#include "mount_identity.hpp"
 
 namespace trimd {
 
@@ -22,10 +23,10 @@ class FsProber {
   // Geometry for the planner. `device_size` is what sysfs says of the device.
   virtual FsGeometry geometry(const std::string& mount_point, const std::string& fs_type,
                               std::uint64_t device_size) = 0;
-  // st_dev of the mounted directory as stat(2) sees it; 0 when it cannot be
-  // stat'ed. Not always mountinfo's major:minor: btrfs gives each subvolume
-  // its own anonymous device.
-  virtual dev_t root_device(const std::string& mount_point) = 0;
+  // The mount found at `mount_point` right now, all fields from one open
+  // file; all 0 when it cannot be opened. Its device is not always
+  // mountinfo's major:minor: btrfs gives each subvolume its own anonymous one.
+  virtual MountIdentity identify(const std::string& mount_point) = 0;
 };
 
 // FS_IOC_GETFSUUID, then libblkid-free fallbacks: BTRFS_IOC_FS_INFO (btrfs
@@ -39,7 +40,7 @@ class SystemFsProber final : public FsProber {
                                   const std::string& source_device) override;
   FsGeometry geometry(const std::string& mount_point, const std::string& fs_type,
                       std::uint64_t device_size) override;
-  dev_t root_device(const std::string& mount_point) override;
+  MountIdentity identify(const std::string& mount_point) override;
 };
 
 // The size of an ext2/3/4 block group as mkfs makes it by default (no

@@ -35,8 +35,25 @@ class FakeProber : public FsProber {
                       std::uint64_t device_size) override {
     return FsGeometry{fs_type, device_size, 0};
   }
-  dev_t root_device(const std::string& mount_point) override {
-    return static_cast<dev_t>(mount_point.size());  // distinct per mount point, and checkable
+  // Who is at a mount point right now: the table's last mount there, unless
+  // `mount_ids` says otherwise.
+  const std::vector<MountEntry>* table = nullptr;
+  std::map<std::string, int> mount_ids;
+  std::string swapped_while_probed;  // its second look finds another mount
+  std::map<std::string, int> looks;
+  MountIdentity identify(const std::string& mount_point) override {
+    const bool swapped = ++looks[mount_point] > 1 && mount_point == swapped_while_probed;
+    MountIdentity identity;
+    identity.device = static_cast<dev_t>(mount_point.size());  // distinct, and checkable
+    identity.mount_id = mount_id_at(mount_point) + (swapped ? 1000 : 0);
+    return identity;
+  }
+  int mount_id_at(const std::string& mount_point) const {
+    if (auto it = mount_ids.find(mount_point); it != mount_ids.end()) return it->second;
+    int id = 0;
+    for (const auto& mount : *table)
+      if (mount.mount_point == mount_point) id = mount.mount_id;
+    return id;
   }
 };
 
@@ -75,6 +92,7 @@ class DiscoveryTest : public ::testing::Test {
     inventory.by_source["/dev/sdd1"] = disk_topology("sdd", 1u << 30);
     inventory.by_source["/dev/sde1"] = disk_topology("sde", 1u << 30);
     prober.uuids["/data"] = "0b6b1b4e-3c8a-4a4e-9a53-1f2f1c8a2b3d";
+    prober.table = &table;
   }
 };
 
@@ -108,12 +126,32 @@ TEST_F(DiscoveryTest, NamesFilesystemsByUuidWhenKnownElseBySourceAndMountPoint) 
   EXPECT_EQ(d.tracked[0].id, "dev-/dev/sda1-/");
 }
 
-TEST_F(DiscoveryTest, RecordsTheDeviceTheMountPointMustKeepAndTheGeometry) {
+TEST_F(DiscoveryTest, RecordsTheMountTheMountPointMustKeepAndTheGeometry) {
   const Discovery d = discover_filesystems(table, fstab, inventory, prober);
   EXPECT_EQ(d.tracked[1].root_device, static_cast<dev_t>(std::string("/data").size()));
+  EXPECT_EQ(d.tracked[1].identity.device, d.tracked[1].root_device);
+  EXPECT_EQ(d.tracked[1].identity.mount_id, 23);
   EXPECT_EQ(d.tracked[1].geometry.fs_type, "xfs");
   EXPECT_EQ(d.tracked[1].geometry.size_bytes, 1ull << 30);
   EXPECT_THAT(d.tracked[1].disk_names(), ElementsAre("sdb"));
+}
+
+// Mounted over, or unmounted, after mountinfo was read: the path leads to
+// another filesystem (often the one it was mounted on), never to be trimmed
+// in its place. Left out this round; the next rescan looks again.
+TEST_F(DiscoveryTest, LeavesOutAMountWhosePathLeadsToAnotherMountNow) {
+  prober.mount_ids["/data"] = 20;  // the root filesystem's directory /data
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_THAT(mount_points(d.tracked), ElementsAre("/", "/old", "/scratch"));
+  std::map<std::string, std::string> skipped;
+  for (const auto& s : d.skipped) skipped[s.mount.mount_point] = s.reason;
+  EXPECT_EQ(skipped.at("/data"), "another mount is at its mount point right now");
+}
+
+TEST_F(DiscoveryTest, LeavesOutAMountThatChangedWhileItWasProbed) {
+  prober.swapped_while_probed = "/data";
+  const Discovery d = discover_filesystems(table, fstab, inventory, prober);
+  EXPECT_THAT(mount_points(d.tracked), ElementsAre("/", "/old", "/scratch"));
 }
 
 // What systemd-nspawn shows a container of the host's root filesystem.

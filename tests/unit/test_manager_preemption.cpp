@@ -107,6 +107,36 @@ TEST_F(ManagerPreemption, PauseAsksForTheChunkInFlightToBeStopped) {
   EXPECT_EQ(first_job(*m).range.start, 0u);
 }
 
+// The runner trims through a detached copy of the mount, so umount succeeds
+// mid-chunk; the device is released only once the runner is dead.
+TEST_F(ManagerPreemption, AChunkWhoseFilesystemLeftTheMountTableIsStoppedAtOnce) {
+  auto m = make();
+  auto jobs = track_and_start(*m, fs);
+  m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
+  const ChunkJob second = first_job(*m);
+  m->update_filesystems({}, now);
+  EXPECT_EQ(m->jobs_to_stop(), std::vector<std::uint64_t>{second.serial});
+  m->chunk_interrupted(second, now, mono);
+  EXPECT_TRUE(m->jobs_to_stop().empty());
+  EXPECT_TRUE(m->statuses(now).empty());
+  EXPECT_EQ(m->persistent_state().at(fs.id).cursor, second.range.start)
+      << "the pass resumes at the stopped chunk when the filesystem is back";
+}
+
+// Told by the mount table itself, before the rescan that forgets it.
+TEST_F(ManagerPreemption, AChunkWhoseMountIsNoLongerInTheMountTableIsStoppedAtOnce) {
+  fs.identity.mount_id = 42;
+  auto m = make();
+  auto jobs = track_and_start(*m, fs);
+  m->mounts_now({1, 42});
+  EXPECT_TRUE(m->jobs_to_stop().empty());
+  m->mounts_now({1, 43});
+  EXPECT_EQ(m->jobs_to_stop(), std::vector<std::uint64_t>{jobs[0].serial});
+  m->chunk_interrupted(jobs[0], now, mono);
+  EXPECT_TRUE(m->statuses(now).empty());
+  EXPECT_EQ(m->persistent_state().at(fs.id).cursor, 0u);
+}
+
 TEST_F(ManagerPreemption, CancelThenTrimNowWhileAChunkIsInFlightStartsANewPass) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);

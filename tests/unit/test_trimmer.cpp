@@ -14,10 +14,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
 #include "fs_probe.hpp"
+#include "mountinfo.hpp"
 #include "trimmer.hpp"
 
 namespace trimd {
@@ -154,6 +156,71 @@ TEST(FitrimTrimmer, RefusesAMountPointThatIsNowAnotherFilesystem) {
 TEST(FitrimTrimmer, GoesAheadWhenTheDeviceStillMatches) {
   const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", device_of("/proc")});
   EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
+}
+
+// mountinfo's mount id of the mount at `mount_point` (the last one there).
+int mountinfo_id_of(const std::string& mount_point) {
+  std::ifstream in("/proc/self/mountinfo");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  int id = 0;
+  for (const auto& mount : parse_mountinfo(text))
+    if (mount.mount_point == mount_point) id = mount.mount_id;
+  return id;
+}
+
+TEST(SystemFsProber, IdentifiesTheMountAtAPathAsMountinfoNumbersIt) {
+  const MountIdentity proc = SystemFsProber().identify("/proc");
+  EXPECT_EQ(proc.mount_id, mountinfo_id_of("/proc"));
+  EXPECT_EQ(proc.device, device_of("/proc"));
+  EXPECT_EQ(proc.fs_magic, PROC_SUPER_MAGIC);
+  EXPECT_EQ(SystemFsProber().identify("/proc"), proc) << "the same mount, the same identity";
+  EXPECT_EQ(SystemFsProber().identify("/proc/self/fd"), MountIdentity{})
+      << "a symbolic link in the path is refused, not followed";
+}
+
+TEST(FitrimTrimmer, GoesAheadWhenTheWholeMountIdentityMatches) {
+  const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", SystemFsProber().identify("/proc")});
+  EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
+}
+
+// The same device but another mount: a bind mount, or the filesystem
+// unmounted and mounted again. Only the mount discovery chose is trimmed.
+TEST(FitrimTrimmer, RefusesAnotherMountOfTheSameDevice) {
+  MountIdentity other = SystemFsProber().identify("/proc");
+  other.mount_id += 1;
+  const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", other});
+  EXPECT_EQ(outcome.status, TrimStatus::Gone) << outcome.message;
+  EXPECT_EQ(outcome.error, ESTALE);
+  other = SystemFsProber().identify("/proc");
+  other.unique_id += 1;
+  EXPECT_EQ(trim_everything(TrimTarget{"/proc", other}).status, TrimStatus::Gone);
+  other = SystemFsProber().identify("/proc");
+  other.fs_magic = EXT4_SUPER_MAGIC;
+  EXPECT_EQ(trim_everything(TrimTarget{"/proc", other}).status, TrimStatus::Gone);
+}
+
+// A directory of the mount point's path swapped for a symlink leads
+// elsewhere: never followed.
+TEST(FitrimTrimmer, NeverFollowsASymbolicLinkInTheMountPointsPath) {
+  ScratchDir scratch;
+  fs::create_directory_symlink("/proc", scratch.path() / "link");
+  const TrimOutcome outcome = trim_everything(TrimTarget{(scratch.path() / "link").string(), 0});
+  EXPECT_EQ(outcome.status, TrimStatus::Gone) << outcome.message;  // ENOTDIR: not a directory
+  const std::string through = (scratch.path() / "link" / "self").string();
+  const TrimOutcome inside = trim_everything(TrimTarget{through, 0});
+  EXPECT_EQ(inside.status, TrimStatus::Gone) << inside.message;
+  EXPECT_EQ(inside.error, ELOOP);
+}
+
+TEST(CompareIdentity, ChecksOnlyTheFieldsThatAreKnown) {
+  const MountIdentity expected{10, 20, 30, 40};
+  EXPECT_EQ(compare_identity(expected, expected), IdentityMismatch::None);
+  EXPECT_EQ(compare_identity(expected, {11, 20, 30, 40}), IdentityMismatch::Device);
+  EXPECT_EQ(compare_identity(expected, {10, 21, 30, 40}), IdentityMismatch::MountId);
+  EXPECT_EQ(compare_identity(expected, {10, 20, 31, 40}), IdentityMismatch::UniqueId);
+  EXPECT_EQ(compare_identity(expected, {10, 20, 30, 41}), IdentityMismatch::FsType);
+  EXPECT_EQ(compare_identity({10, 20, 0, 0}, {10, 20, 31, 41}), IdentityMismatch::None);
+  EXPECT_EQ(compare_identity({}, {1, 2, 3, 4}), IdentityMismatch::None);
 }
 
 TEST(FormatUuid, WritesSixteenBytesAsLowerCaseGroupsOfEightFourFourFourTwelve) {
