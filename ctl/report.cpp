@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "units.hpp"
 #include "format.hpp"
+#include "units.hpp"
 
 namespace trimctl {
 

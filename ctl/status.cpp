@@ -4,12 +4,12 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "units.hpp"
 #include "format.hpp"
 #include "json.hpp"
 #include "pager.hpp"
 #include "report.hpp"
 #include "table.hpp"
+#include "units.hpp"
 
 namespace trimctl {
 

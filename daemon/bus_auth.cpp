@@ -97,9 +97,9 @@ void Authorizer::check(const sdbus::Message& call, Decided decided) {
     return;
   }
   if (!pending_->try_add(uid)) {
-    decided({Decision::Busy, "at most " + std::to_string(kMaxPendingPerUser) +
-                                 " per user and " + std::to_string(kMaxPending) +
-                                 " in all may wait; uid " + std::to_string(uid)});
+    decided({Decision::Busy, "at most " + std::to_string(kMaxPendingPerUser) + " per user and " +
+                                 std::to_string(kMaxPending) + " in all may wait; uid " +
+                                 std::to_string(uid)});
     return;
   }
   ask_polkit(sender, uid, std::move(decided));
@@ -113,21 +113,20 @@ void Authorizer::ask_polkit(const std::string& sender, uid_t uid, Decided decide
         .onInterface(kPolkitInterface)
         .withTimeout(kPolkitTimeout)
         .withArguments(bus_name_subject(sender), std::string(kPolkitAction),
-                       std::map<std::string, std::string>{}, kAllowUserInteraction,
-                       std::string{})
-        .uponReplyInvoke([decided, who, slot](const sdbus::Error* error,
-                                              const PolkitResult& result) {
-          slot->release();
-          if (error) {
-            spdlog::debug("polkit: {}", error->what());
-            decided({Decision::Denied,
-                     who + " and polkit cannot be asked (" + error->getName() + ")"});
-          } else if (std::get<0>(result)) {
-            decided({Decision::Allowed, who + " authorized by polkit"});
-          } else {
-            decided({Decision::Denied, who + " not authorized by polkit"});
-          }
-        });
+                       std::map<std::string, std::string>{}, kAllowUserInteraction, std::string{})
+        .uponReplyInvoke(
+            [decided, who, slot](const sdbus::Error* error, const PolkitResult& result) {
+              slot->release();
+              if (error) {
+                spdlog::debug("polkit: {}", error->what());
+                decided({Decision::Denied,
+                         who + " and polkit cannot be asked (" + error->getName() + ")"});
+              } else if (std::get<0>(result)) {
+                decided({Decision::Allowed, who + " authorized by polkit"});
+              } else {
+                decided({Decision::Denied, who + " not authorized by polkit"});
+              }
+            });
   } catch (const sdbus::Error& e) {
     slot->release();
     decided({Decision::Denied, who + " and polkit cannot be asked (" + e.getMessage() + ")"});

@@ -30,8 +30,8 @@ void Commands::run(sdbus::Result<>&& result, const sdbus::Message* call,
   }
   // Nothing about the paths the arguments name is looked at before the
   // caller is known to be allowed (their size was, by the caller of run()).
-  authorizer_.check(*call, [this, reply, method, prepare = std::move(prepare)](
-                               const Verdict& verdict) {
+  authorizer_.check(*call, [this, reply, method,
+                            prepare = std::move(prepare)](const Verdict& verdict) {
     if (verdict.decision == Decision::Busy) {
       spdlog::info("{} refused: {}", method, verdict.why);
       reply->returnError(make_error(ErrorKind::Busy, busy_message(method, verdict.why)));

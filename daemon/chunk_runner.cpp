@@ -160,8 +160,8 @@ void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
   }
   const std::uint64_t serial = report.job.serial;
   const auto deadline = std::chrono::steady_clock::now() + kDiscardSettleLimit;
-  settling_.emplace(serial, std::make_unique<Settling>(
-                                Settling{std::move(report), std::move(meter), deadline}));
+  settling_.emplace(
+      serial, std::make_unique<Settling>(Settling{std::move(report), std::move(meter), deadline}));
   arm_sampling();
 }
 

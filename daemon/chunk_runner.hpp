@@ -34,7 +34,7 @@ enum class ChunkEnd {
 struct ChunkReport {
   ChunkJob job;
   ChunkEnd end = ChunkEnd::Finished;
-  ChunkResult result;  // for Finished; bytes_discarded for every end
+  ChunkResult result;        // for Finished; bytes_discarded for every end
   PreemptDecision decision;  // for Preempted
   std::string why;  // for Died
 };
@@ -79,7 +79,7 @@ class ChunkRunner {
   Duration interval_;
   OnDone on_done_;
   Timer timer_;
-  std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;  // FITRIM running
+  std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;       // FITRIM running
   std::map<std::uint64_t, std::unique_ptr<Settling>> settling_;  // FITRIM returned
   std::map<std::string, IoBytes> own_io_;
 };

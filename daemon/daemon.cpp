@@ -15,8 +15,8 @@
 #include "bus_service.hpp"
 #include "log_event.hpp"
 #include "mountinfo.hpp"
-#include "system_view.hpp"
 #include "status_line.hpp"
+#include "system_view.hpp"
 #include "watchdog.hpp"
 #include "watchers.hpp"
 
@@ -219,9 +219,8 @@ void Daemon::save_state(bool force, SaveAttempt attempt) {
     if (save_backoff_.succeeded()) spdlog::info("state saved to {} again", store_.path().string());
   } catch (const std::exception& e) {
     const bool news = save_backoff_.failed(e.what(), t);
-    spdlog::log(failed_save_level(news, attempt),
-                "cannot save state to {}: {} (next try in {})", store_.path().string(), e.what(),
-                format_duration(save_backoff_.current_delay()));
+    spdlog::log(failed_save_level(news, attempt), "cannot save state to {}: {} (next try in {})",
+                store_.path().string(), e.what(), format_duration(save_backoff_.current_delay()));
   }
 }
 

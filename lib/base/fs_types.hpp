@@ -24,8 +24,8 @@ struct Extent {
 
 // What the planner needs to know about one filesystem.
 struct FsGeometry {
-  std::string fs_type;              // ext4, xfs, btrfs, anything else
-  std::uint64_t size_bytes = 0;     // device size: the end of the range on ext4/xfs
+  std::string fs_type;           // ext4, xfs, btrfs, anything else
+  std::uint64_t size_bytes = 0;  // device size: the end of the range on ext4/xfs
   // xfs allocation group or ext4 block group size; 0 = unknown.
   std::uint64_t group_bytes = 0;
   // btrfs block groups (data, metadata and system) in its logical address

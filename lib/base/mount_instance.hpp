@@ -12,9 +12,9 @@
 namespace trimd {
 
 struct MountInstance {
-  std::string boot_id;             // /proc/sys/kernel/random/boot_id; empty = unknown
-  std::uint64_t namespace_id = 0;  // the mount namespace mount_id is from; 0 = unknown
-  std::uint64_t mount_id = 0;      // unique mount id; 0 = unknown (kernel before 6.8)
+  std::string boot_id;               // /proc/sys/kernel/random/boot_id; empty = unknown
+  std::uint64_t namespace_id = 0;    // the mount namespace mount_id is from; 0 = unknown
+  std::uint64_t mount_id = 0;        // unique mount id; 0 = unknown (kernel before 6.8)
   std::vector<std::string> options;  // superblock options but any discard option
   bool operator==(const MountInstance&) const = default;
 };

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "units.hpp"
 #include "unique_fd.hpp"
+#include "units.hpp"
 
 namespace trimd {
 namespace {

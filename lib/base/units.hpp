@@ -19,7 +19,7 @@ struct TimeWindow {
 };
 
 // Throw std::invalid_argument with a readable message.
-std::uint64_t parse_size(std::string_view text);     // "256MiB", "1G", "4096", "0"
+std::uint64_t parse_size(std::string_view text);      // "256MiB", "1G", "4096", "0"
 Duration parse_duration(std::string_view text);       // "30s", "100ms", "1w", "1h30min", "2d"
 TimeWindow parse_time_window(std::string_view text);  // "01:00-06:00"
 std::string format_size(std::uint64_t bytes);         // "1.5 GiB"

@@ -255,8 +255,7 @@ void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint 
 std::vector<std::uint64_t> Manager::jobs_to_stop() const {
   std::vector<std::uint64_t> serials;
   for (const auto& [id, fs] : filesystems_)
-    if (fs->in_flight &&
-        (fs->paused || fs->vanished || (fs->pass && fs->pass->cancel_requested)))
+    if (fs->in_flight && (fs->paused || fs->vanished || (fs->pass && fs->pass->cancel_requested)))
       serials.push_back(*fs->in_flight);
   return serials;
 }

@@ -108,13 +108,12 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
       manager_.set_takeover(fs.id, view, owned, now);
       return false;
     }
-    case TakeoverAction::Forget:
-      forget(fs, view, now);
-      return false;
+    case TakeoverAction::Forget: forget(fs, view, now); return false;
     case TakeoverAction::LetGo:
-      spdlog::info("{}: 'discard' was put back by a remount; trimd leaves it as it is until the "
-                   "next reload",
-                   fs.mount.mount_point);
+      spdlog::info(
+          "{}: 'discard' was put back by a remount; trimd leaves it as it is until the "
+          "next reload",
+          fs.mount.mount_point);
       released_[fs.id] = kDiscardPutBack;
       manager_.set_takeover(fs.id, view, std::nullopt, now);
       return false;
@@ -140,9 +139,10 @@ void TakeoverController::forget(const DiscoveredFs& fs, const TakeoverView& view
     spdlog::info("{}: mounted with discard again; trimd no longer owes it back",
                  fs.mount.mount_point);
   else
-    spdlog::info("{}: unmounted and mounted again without discard since trimd took it over; "
-                 "trimd no longer owes that mount 'discard'",
-                 fs.mount.mount_point);
+    spdlog::info(
+        "{}: unmounted and mounted again without discard since trimd took it over; "
+        "trimd no longer owes that mount 'discard'",
+        fs.mount.mount_point);
   manager_.set_takeover(fs.id, view, std::nullopt, now);
 }
 

@@ -119,9 +119,10 @@ const char* what_is_there(IdentityMismatch mismatch) {
 void warn_once_about_pinning(int error) {
   static std::atomic<bool> warned{false};
   if (warned.exchange(true)) return;
-  spdlog::warn("cannot make a detached copy of a mount to trim through ({}): umount of a "
-               "filesystem fails with EBUSY while its chunk runs",
-               describe(error));
+  spdlog::warn(
+      "cannot make a detached copy of a mount to trim through ({}): umount of a "
+      "filesystem fails with EBUSY while its chunk runs",
+      describe(error));
 }
 
 }  // namespace
@@ -167,9 +168,8 @@ TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimR
     case RawTrim::WrongDevice:
       return failure(TrimStatus::Gone, ESTALE,
                      where + " is no longer the filesystem on " +
-                         device_name(target.identity.device) +
-                         " (now " + device_name(static_cast<dev_t>(raw.seen_device)) +
-                         "): not trimming");
+                         device_name(target.identity.device) + " (now " +
+                         device_name(static_cast<dev_t>(raw.seen_device)) + "): not trimming");
     case RawTrim::WrongMount:
       return failure(TrimStatus::Gone, ESTALE,
                      where + " is no longer the mount trimd found (now " +

@@ -46,8 +46,14 @@ class Trimmer {
 // allocating (it may only make async-signal-safe calls) and hands back to
 // the daemon through a pipe. The daemon turns it into a TrimOutcome.
 struct RawTrim {
-  enum Step : std::int32_t { Done = 0, Open = 1, Stat = 2, WrongDevice = 3, Ioctl = 4,
-                             WrongMount = 5 };
+  enum Step : std::int32_t {
+    Done = 0,
+    Open = 1,
+    Stat = 2,
+    WrongDevice = 3,
+    Ioctl = 4,
+    WrongMount = 5
+  };
   std::int32_t step = Done;
   std::int32_t error = 0;            // errno of the failed step
   std::uint64_t bytes = 0;           // range.len as the kernel wrote it back

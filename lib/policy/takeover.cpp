@@ -147,8 +147,8 @@ TakeoverDecision decide_takeover(const TakeoverFacts& facts, InlineDiscardPolicy
   // Discard is back (a reboot mounted it from fstab, or an admin remounted).
   if (facts.mode == DiscardMode::Sync && wanted && !takeover_obstacle(facts))
     return act(TakeoverAction::TurnOff, taken_over_since(now));
-  const TakeoverView view = facts.mode == DiscardMode::Sync ? left_inline(facts, policy, released)
-                                                            : TakeoverView{};
+  const TakeoverView view =
+      facts.mode == DiscardMode::Sync ? left_inline(facts, policy, released) : TakeoverView{};
   return act(TakeoverAction::Forget, view);
 }
 

@@ -6,8 +6,8 @@
 
 namespace trimd {
 
-std::vector<bool> records_that_fit(const std::vector<FormattedRecord>& records,
-                                   std::size_t budget, std::size_t max_records) {
+std::vector<bool> records_that_fit(const std::vector<FormattedRecord>& records, std::size_t budget,
+                                   std::size_t max_records) {
   std::vector<std::size_t> newest_first(records.size());
   std::iota(newest_first.begin(), newest_first.end(), std::size_t{0});
   // The id breaks ties so that the same state always keeps the same records.

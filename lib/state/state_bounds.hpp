@@ -24,7 +24,7 @@ struct FormattedRecord {
 // `budget` bytes and there are at most `max_records`: the most recently
 // seen first, until the next one does not fit; that one and all seen
 // before it are left out.
-std::vector<bool> records_that_fit(const std::vector<FormattedRecord>& records,
-                                   std::size_t budget, std::size_t max_records);
+std::vector<bool> records_that_fit(const std::vector<FormattedRecord>& records, std::size_t budget,
+                                   std::size_t max_records);
 
 }  // namespace trimd

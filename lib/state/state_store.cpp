@@ -22,9 +22,9 @@
 #include <toml++/toml.h>
 
 #include "atomic_file.hpp"
-#include "units.hpp"
 #include "regular_file.hpp"
 #include "state_bounds.hpp"
+#include "units.hpp"
 #include "utf8.hpp"
 
 #if !TOML_EXCEPTIONS
@@ -178,7 +178,9 @@ constexpr std::string_view kFileHeader =
 // One record as it stands in the file, a blank line before it.
 std::string format_record(const std::string& id, const FsRecord& record) {
   std::ostringstream out;
-  out << '\n' << table_header(id_to_key(id)) << '\n' << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
+  out << '\n'
+      << table_header(id_to_key(id)) << '\n'
+      << toml::toml_formatter{record_to_table(record), string_flags} << '\n';
   return out.str();
 }
 
@@ -453,10 +455,11 @@ std::size_t StateStore::save(const StateMap& state) {
   make_directories(directory_);
   replace_file_atomically(file_, text, 0644);
   if (left_out > 0 && left_out != left_out_)
-    spdlog::warn("{}: {} of {} filesystems do not fit (at most {} and {}); left out the {} seen "
-                 "least recently",
-                 file_.string(), left_out, state.size(), bounds_.max_records,
-                 format_size(bounds_.max_bytes), left_out);
+    spdlog::warn(
+        "{}: {} of {} filesystems do not fit (at most {} and {}); left out the {} seen "
+        "least recently",
+        file_.string(), left_out, state.size(), bounds_.max_records, format_size(bounds_.max_bytes),
+        left_out);
   left_out_ = left_out;
   return left_out;
 }

@@ -7,8 +7,8 @@ namespace trimd {
 namespace {
 
 const DiskStat* find_device(const std::vector<DiskStat>& sample, const std::string& name) {
-  auto it = std::find_if(sample.begin(), sample.end(),
-                         [&](const DiskStat& s) { return s.name == name; });
+  auto it =
+      std::find_if(sample.begin(), sample.end(), [&](const DiskStat& s) { return s.name == name; });
   return it == sample.end() ? nullptr : &*it;
 }
 

@@ -11,8 +11,8 @@
 #include "block_topology.hpp"
 #include "discard_mode.hpp"
 #include "fs_probe.hpp"
-#include "mountinfo.hpp"
 #include "fs_types.hpp"
+#include "mountinfo.hpp"
 
 namespace trimd {
 

@@ -195,8 +195,8 @@ ProbeResult parse_probe(const std::string& out) {
   char error[128] = {};
   const auto summary = out.find("pause_ms=");
   if (summary == std::string::npos) return r;
-  if (std::sscanf(out.c_str() + summary, "pause_ms=%ld pause_error=%127s getall_ms=%ld", &r.pause_ms,
-                  error, &r.getall_ms) == 3)
+  if (std::sscanf(out.c_str() + summary, "pause_ms=%ld pause_error=%127s getall_ms=%ld",
+                  &r.pause_ms, error, &r.getall_ms) == 3)
     r.pause_error = error;
   return r;
 }
@@ -345,8 +345,8 @@ TEST_F(BusAccess, KeepsAtMostFourOfTheLargestCallsOfAUserWaitingForPolkit) {
   FakePolkit polkit(bus_->address(), false, FakePolkit::Answer::Held);
   const long before = memory_mib("VmRSS");
   reset_peak_memory();
-  ChildProcess probe(as_nobody({TRIMD_BIG_CALL_PROBE, bus_->address(),
-                                std::to_string(bus::kMaxBusPathBytes), "40", "64"}));
+  ChildProcess probe(as_nobody(
+      {TRIMD_BIG_CALL_PROBE, bus_->address(), std::to_string(bus::kMaxBusPathBytes), "40", "64"}));
   std::map<std::string, int> ended;
   for (int i = 0; i < 36; ++i) {
     const auto line = call([&] { return probe.read_line(std::chrono::seconds{60}); });

@@ -103,8 +103,8 @@ TEST_F(NotUtf8, NamesAnUnknownNonUtf8PathInItsErrorAsShown) {
 
 // Issue 16 item 3: GetHistory answered a 16 MiB argument with a 16 MiB error.
 TEST_F(NotUtf8, GetHistoryNamesWhatIsWrongWithAnArgumentWithoutEchoingIt) {
-  for (const std::string& bad : {"relative/" + std::string(1000, 'r'),
-                                "/" + std::string(1 << 20, 'a')}) {
+  for (const std::string& bad :
+       {"relative/" + std::string(1000, 'r'), "/" + std::string(1 << 20, 'a')}) {
     try {
       call([&] { client_->GetHistory(bad); });
       FAIL() << "no error";

@@ -74,8 +74,7 @@ bool is_attached(const std::string& backing_file);  // per `losetup -a`
 
 // What LoopImage::write_fragmented_files() and delete_every_other() do, on
 // any mounted filesystem (a partition's, see partitioned_loop.hpp).
-void write_fragmented_files(const std::string& mount_point, std::size_t count,
-                            std::uint64_t bytes);
+void write_fragmented_files(const std::string& mount_point, std::size_t count, std::uint64_t bytes);
 std::uint64_t delete_every_other(const std::string& mount_point);
 void sync_filesystem(const std::string& mount_point);  // syncfs(2)
 

@@ -18,7 +18,7 @@ namespace trimd::test {
 class PartitionMount {
  public:
   explicit PartitionMount(std::string device);  // "/dev/loop3p1"
-  ~PartitionMount();                             // unmounts; never throws
+  ~PartitionMount();                            // unmounts; never throws
   PartitionMount(const PartitionMount&) = delete;
   PartitionMount& operator=(const PartitionMount&) = delete;
 

@@ -78,10 +78,10 @@ class PrivateBus {
   std::string address() const { return "unix:path=" + socket_; }
   // The error when trimd refused (the mount point is not tracked right now).
   CommandResult trim_now(const std::string& mount_point) const {
-    return run_command({"busctl", "--address=" + address(), "call", "org.trimd.trimd1",
-                        "/org/trimd/trimd1", "org.trimd.trimd1.Manager", "TrimNow", "asb", "1",
-                        mount_point, "true"},
-                       10s);
+    return run_command(
+        {"busctl", "--address=" + address(), "call", "org.trimd.trimd1", "/org/trimd/trimd1",
+         "org.trimd.trimd1.Manager", "TrimNow", "asb", "1", mount_point, "true"},
+        10s);
   }
 
  private:
@@ -152,9 +152,10 @@ class MountChurnTest : public ::testing::Test {
   }
 
   std::vector<std::string> trimd_args(const std::string& bus_address) const {
-    return {"--foreground", "--config", sandbox_.config_path(), "--state-dir",
-            sandbox_.state_dir(), "--bus-address", bus_address, "--log-level", "debug",
-            "--log-format", "json"};
+    return {
+        "--foreground",  "--config",  sandbox_.config_path(), "--state-dir", sandbox_.state_dir(),
+        "--bus-address", bus_address, "--log-level",          "debug",       "--log-format",
+        "json"};
   }
 
   TrimdSandbox sandbox_;
@@ -174,7 +175,8 @@ TEST_F(MountChurnTest, NeverTrimsTheExcludedFilesystemUnderAMountThatComesAndGoe
       "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\npause = \"0s\"\n"
       "chunk_size = \"16MiB\"\n\n"
       "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
-      "[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n");
+      "[[filesystem]]\nmatch = \"" +
+      mount_point + "\"\nenabled = true\n");
   const DiscardCounters before = discard_counters(excluded.image.loop_name());
   const std::uint64_t allocated_before = excluded.image.allocated_bytes();
 

@@ -63,20 +63,22 @@ struct Measured {
   std::string mount_point;
   std::string device_name;  // "loop3p1"
   std::uint64_t before = 0;
-  std::uint64_t reported = 0;  // BYTES of the pass event
+  std::uint64_t reported = 0;   // BYTES of the pass event
   std::uint64_t discarded = 0;  // the device's counter, settled
 };
 
 void expect_within_tolerance(const Measured& m, const std::string& what, const std::string& log) {
-  std::cout << "[partition-discards] " << what << ": reported " << mib(m.reported)
-            << " MiB, " << m.device_name << " diskstats " << mib(m.discarded) << " MiB" << std::endl;
+  std::cout << "[partition-discards] " << what << ": reported " << mib(m.reported) << " MiB, "
+            << m.device_name << " diskstats " << mib(m.discarded) << " MiB" << std::endl;
   ::testing::Test::RecordProperty(what + "_reported_mib", std::to_string(mib(m.reported)));
   ::testing::Test::RecordProperty(what + "_diskstats_mib", std::to_string(mib(m.discarded)));
   EXPECT_GT(m.discarded, 0u) << what << ": the device saw no discards";
-  const double error = std::fabs(static_cast<double>(m.reported) - static_cast<double>(m.discarded));
+  const double error =
+      std::fabs(static_cast<double>(m.reported) - static_cast<double>(m.discarded));
   EXPECT_LE(error, kTolerance * static_cast<double>(m.discarded))
       << what << ": trimd reported " << m.reported << " bytes discarded, " << m.device_name
-      << "'s /proc/diskstats say " << m.discarded << "\n" << log;
+      << "'s /proc/diskstats say " << m.discarded << "\n"
+      << log;
 }
 
 // Runs `trimd --once` over the mounts, each limited by the policy to them.
@@ -113,8 +115,7 @@ TEST(PartitionDiscards, EachFilesystemOnASharedDiskReportsItsOwnPartitionsDiscar
     p->mount(kNoDiscard);
     fill_and_free(p->mount_point());
   }
-  std::vector<Measured> mounts{{ext4.mount_point(), ext4.name()},
-                               {xfs.mount_point(), xfs.name()}};
+  std::vector<Measured> mounts{{ext4.mount_point(), ext4.name()}, {xfs.mount_point(), xfs.name()}};
   trim_once(mounts);
 }
 

@@ -173,7 +173,8 @@ TEST_P(Takeover, GivesNoDiscardOnStopToAMountMadeAfterTheTakeover) {
   const auto admins = mount_entry_at(mnt);
   ASSERT_TRUE(admins);
   ASSERT_TRUE(wait_until([&] { return !state_int(mnt, "taken_over_usec").has_value(); }, 15s))
-      << "the new mount is still recorded as taken over\n" << trimd.log();
+      << "the new mount is still recorded as taken over\n"
+      << trimd.log();
 
   trimd.send(SIGTERM);
   EXPECT_EQ(trimd.wait_for_exit(10s), 0) << trimd.log();
@@ -233,7 +234,8 @@ TEST_P(Takeover, IsAdoptedAfterARestartInANewMountNamespace) {
   const CommandResult second = run_in_private_namespace(mnt, 4);
   EXPECT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(mount_entry_at(mnt)->super_options, original->super_options)
-      << "the stop after the restart did not hand back\n" << second.err;
+      << "the stop after the restart did not hand back\n"
+      << second.err;
   EXPECT_FALSE(state_int(mnt, "taken_over_usec")) << second.err;
 }
 

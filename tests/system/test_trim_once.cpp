@@ -28,8 +28,11 @@ std::string config_for(const std::string& first, const std::string& second) {
   return "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\n\n"
          "[trim]\nenabled = false\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\n"
          "chunk_size = \"64MiB\"\npause = \"0s\"\n\n"
-         "[[filesystem]]\nmatch = \"" + first + "\"\nenabled = true\n\n"
-         "[[filesystem]]\nmatch = \"" + second + "\"\nenabled = true\n";
+         "[[filesystem]]\nmatch = \"" +
+         first +
+         "\"\nenabled = true\n\n"
+         "[[filesystem]]\nmatch = \"" +
+         second + "\"\nenabled = true\n";
 }
 
 // One fragmented image, mounted, as it was before trimd ran.
@@ -71,9 +74,9 @@ TEST_F(TrimOnce, WithAMountPointTrimsThatOneAndNotAnotherThatIsDue) {
   ASSERT_EQ(trimd.wait_for_exit(60s), 0) << trimd.log();
   named_->fragmented.image.sync();
   std::cout << "[trim-once] named: allocated " << mib(named_->allocated) << " -> "
-            << mib(named_->fragmented.image.allocated_bytes()) << " MiB; other: "
-            << mib(other_->allocated) << " -> " << mib(other_->fragmented.image.allocated_bytes())
-            << " MiB, discards "
+            << mib(named_->fragmented.image.allocated_bytes())
+            << " MiB; other: " << mib(other_->allocated) << " -> "
+            << mib(other_->fragmented.image.allocated_bytes()) << " MiB, discards "
             << discard_counters(other_->fragmented.image.loop_name()).completed -
                    other_->discards.completed
             << std::endl;

@@ -90,7 +90,8 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
         "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"10s\"\n"
         "pause = \"20ms\"\n\n"
         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
-        "[[filesystem]]\nmatch = \"" + mount_point() + "\"\nenabled = true\n");
+        "[[filesystem]]\nmatch = \"" +
+        mount_point() + "\"\nenabled = true\n");
     trimd_.emplace(sandbox_.args({"--foreground"}), sandbox_.log_path("trimd"));
   }
 
@@ -107,8 +108,8 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
   pid_t runner() {
     const auto deadline = Steady::now() + 60s;
     while (Steady::now() < deadline) {
-      const auto found = runner_in_fitrim(trimd_->pid(), [](const FitrimCall&) { return true; },
-                                          60s);
+      const auto found = runner_in_fitrim(
+          trimd_->pid(), [](const FitrimCall&) { return true; }, 60s);
       if (!found) return -1;
       std::this_thread::sleep_for(300ms);
       const auto still = fitrim_in_flight(found->first);
@@ -118,8 +119,9 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
   }
 
   void mount_again() {
-    ASSERT_EQ(::mount(device_.c_str(), mount_point().c_str(), fs_name(GetParam()), 0,
-                      "nodiscard"), 0) << std::strerror(errno);
+    ASSERT_EQ(::mount(device_.c_str(), mount_point().c_str(), fs_name(GetParam()), 0, "nodiscard"),
+              0)
+        << std::strerror(errno);
   }
 
   // One umount while a chunk runs: EBUSY counted (then retried), the time
@@ -141,7 +143,8 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
                  state_cursor(sandbox_.state_file(), mount_point()).has_value();
         },
         10s))
-        << "no cursor saved for the unmounted filesystem\n" << trimd_->log();
+        << "no cursor saved for the unmounted filesystem\n"
+        << trimd_->log();
   }
 
   TrimdSandbox sandbox_;
@@ -185,20 +188,23 @@ TEST_P(UmountMidChunk, ALazyUmountStopsTheRunnerAtOnce) {
   ASSERT_EQ(::umount2(mount_point().c_str(), MNT_DETACH), 0) << std::strerror(errno);
   const auto start = Steady::now();
   ASSERT_TRUE(wait_until([&] { return !process_exists(pid); }, 30s, 1ms))
-      << "the runner is still in FITRIM\n" << trimd_->log();
+      << "the runner is still in FITRIM\n"
+      << trimd_->log();
   const auto stopped = Steady::now() - start;
   const auto released = until_released(device_, 30s);
   ASSERT_TRUE(released) << trimd_->log();
   std::cout << "[umount -l] " << fs_name(GetParam()) << ": runner stopped " << ms(stopped)
-            << " ms after the lazy umount, device released " << ms(*released)
-            << " ms later" << std::endl;
+            << " ms after the lazy umount, device released " << ms(*released) << " ms later"
+            << std::endl;
   RecordProperty("lazy_stop_ms", std::to_string(ms(stopped)));
   EXPECT_LE(stopped, kStopBound);
 }
 
 INSTANTIATE_TEST_SUITE_P(RealFilesystems, UmountMidChunk,
                          ::testing::Values(Fs::Ext4, Fs::Xfs, Fs::Btrfs),
-                         [](const auto& test_param) { return std::string(fs_name(test_param.param)); });
+                         [](const auto& test_param) {
+                           return std::string(fs_name(test_param.param));
+                         });
 
 }  // namespace
 }  // namespace trimd::test

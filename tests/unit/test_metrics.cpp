@@ -135,9 +135,13 @@ TEST_F(MetricsFile, FifosAtEveryPlausibleTempNameInAWorldWritableDirectoryNeithe
   ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);
   const auto file = dir_ / "trimd.prom";
   const std::string pid = std::to_string(::getpid());
-  const std::vector<std::string> names{"trimd.prom." + pid + ".tmp", ".trimd.prom." + pid + ".tmp",
-                                       "trimd.prom.tmp", ".trimd.prom.tmp", "trimd.prom.new",
-                                       "trimd.prom~", ".trimd.prom"};
+  const std::vector<std::string> names{"trimd.prom." + pid + ".tmp",
+                                       ".trimd.prom." + pid + ".tmp",
+                                       "trimd.prom.tmp",
+                                       ".trimd.prom.tmp",
+                                       "trimd.prom.new",
+                                       "trimd.prom~",
+                                       ".trimd.prom"};
   for (const auto& name : names) ASSERT_EQ(::mkfifo((dir_ / name).c_str(), 0666), 0) << name;
   const auto started = std::chrono::steady_clock::now();
   trimd::test::without_blocking_on((dir_ / names[0]).string(),

@@ -44,7 +44,8 @@ std::string long_mount_point(std::size_t n, std::size_t length, bool escaped) {
 PassHistoryEntry history_entry(std::size_t n, std::size_t i) {
   return PassHistoryEntry{from_usec(kLatestStoredUsec - 1000 + static_cast<std::int64_t>(i)),
                           from_usec(kLatestStoredUsec - static_cast<std::int64_t>(n)),
-                          Duration{kLongUsec + 1}, Duration{kLongUsec + 2},
+                          Duration{kLongUsec + 1},
+                          Duration{kLongUsec + 2},
                           kLargestCount - i,
                           "failed: Structure needs cleaning (after 9999 chunks of 4 GiB)",
                           kLargestCount - n};

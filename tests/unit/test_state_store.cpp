@@ -297,8 +297,9 @@ TEST_F(StateStoreTest, FifosAtEveryPlausibleTempNameAreNeitherOpenedNorInTheWay)
                                        ".state.toml." + pid + ".tmp", "state.toml." + pid + ".tmp"};
   for (const auto& name : names) ASSERT_EQ(::mkfifo((root_ / name).c_str(), 0600), 0) << name;
   StateStore store{root_};
-  trimd::test::without_blocking_on(root_ / names[0],
-                                   [&] { store.save({{"fs", complete_record()}}); });
+  trimd::test::without_blocking_on(root_ / names[0], [&] {
+    store.save({{"fs", complete_record()}});
+  });
   EXPECT_EQ(store.load().count("fs"), 1u);
   for (const auto& name : names)
     EXPECT_EQ(fs::symlink_status(root_ / name).type(), fs::file_type::fifo) << name;
@@ -492,10 +493,12 @@ TEST_F(StateStoreTest, AHistoryThatIsNotAnArrayOfTablesCountsAsCorrupt) {
 TEST_F(StateStoreTest, RoundTripsTheMountOfATakeoverAndTheDeviceAndLoadsAFileWithoutThem) {
   StateMap state;
   state["uuid-x-dev-/dev/loop1"].device = "/dev/loop1";
-  state["uuid-x-dev-/dev/loop1"].taken_over = trimd::TakeoverRecord{
-      trimd::from_usec(1700000000000001), trimd::TakeoverOrigin::Policy,
-      trimd::MountInstance{"a8c40e28-94b3-4e51-ab1c-30e50d1aae46", 4026531855ull, 2147483694ull,
-                           {"rw", "errors=remount-ro", "commit=30"}}};
+  state["uuid-x-dev-/dev/loop1"].taken_over =
+      trimd::TakeoverRecord{trimd::from_usec(1700000000000001), trimd::TakeoverOrigin::Policy,
+                            trimd::MountInstance{"a8c40e28-94b3-4e51-ab1c-30e50d1aae46",
+                                                 4026531855ull,
+                                                 2147483694ull,
+                                                 {"rw", "errors=remount-ro", "commit=30"}}};
   StateStore store{root_};
   store.save(state);
   const auto loaded = store.load();

@@ -281,8 +281,8 @@ TEST_F(TakeoverControllerTest, TakesOverAgainAMountMadeSinceWithDiscard) {
 
 TEST_F(TakeoverControllerTest, AdoptsItsMountAfterARestartInANewNamespaceByItsOptions) {
   StateMap state;
-  state[ext4_.id].taken_over = TakeoverRecord{
-      now - 1h, TakeoverOrigin::Policy, MountInstance{"boot-1", 7, 40, {"rw", "commit=30"}}};
+  state[ext4_.id].taken_over = TakeoverRecord{now - 1h, TakeoverOrigin::Policy,
+                                              MountInstance{"boot-1", 7, 40, {"rw", "commit=30"}}};
   start(takeover_config(), state);
   EXPECT_FALSE(rescan({ext4_off_}));  // namespace 1, mount id 1: a new sandbox's copy
   EXPECT_EQ(status(ext4_).takeover.since, now - 1h);

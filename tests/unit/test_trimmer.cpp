@@ -179,7 +179,8 @@ TEST(SystemFsProber, IdentifiesTheMountAtAPathAsMountinfoNumbersIt) {
 }
 
 TEST(FitrimTrimmer, GoesAheadWhenTheWholeMountIdentityMatches) {
-  const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", SystemFsProber().identify("/proc")});
+  const TrimOutcome outcome =
+      trim_everything(TrimTarget{"/proc", SystemFsProber().identify("/proc")});
   EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
 }
 

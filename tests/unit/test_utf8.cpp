@@ -27,8 +27,8 @@ std::string random_bytes(std::mt19937& random) {
 }
 
 TEST(EscapeBytes, LeavesValidUtf8WithoutABackslashUnchanged) {
-  for (const std::string name : {"/", "/mnt/data", "/mnt/caf\xc3\xa9", "/srv/a b\"c'\n\t",
-                                 "\xf0\x9f\x98\x80", "/mnt/x41"})
+  for (const std::string name :
+       {"/", "/mnt/data", "/mnt/caf\xc3\xa9", "/srv/a b\"c'\n\t", "\xf0\x9f\x98\x80", "/mnt/x41"})
     EXPECT_EQ(escape_bytes(name), name);
 }
 
@@ -43,8 +43,7 @@ TEST(EscapeBytes, WritesEachInvalidByteAndEachBackslashAsLowerCaseHex) {
 }
 
 TEST(EscapeBytes, ForALineAlsoEscapesControlCharacters) {
-  EXPECT_EQ(escape_bytes_for_line("/mnt/a\nb\tc\x1b[31m\x7f"),
-            "/mnt/a\\x0ab\\x09c\\x1b[31m\\x7f");
+  EXPECT_EQ(escape_bytes_for_line("/mnt/a\nb\tc\x1b[31m\x7f"), "/mnt/a\\x0ab\\x09c\\x1b[31m\\x7f");
   EXPECT_EQ(escape_bytes_for_line("/mnt/caf\xc3\xa9"), "/mnt/caf\xc3\xa9");
 }
 
@@ -95,7 +94,8 @@ TEST(EscapeBytes, AgreesWithTheJsonLogOnTheBytesOfAName) {
     const std::string raw = "/mnt/" + random_bytes(random);
     if (is_valid_utf8(raw)) continue;
     const std::string line = json_log_line(1, {"MOUNT_POINT=" + raw});
-    ASSERT_EQ(line, "{\"__REALTIME_TIMESTAMP\":\"1\",\"MOUNT_POINT\":" + json_byte_array(raw) + "}");
+    ASSERT_EQ(line,
+              "{\"__REALTIME_TIMESTAMP\":\"1\",\"MOUNT_POINT\":" + json_byte_array(raw) + "}");
     ASSERT_EQ(json_byte_array(*unescape_bytes(escape_bytes(raw))), json_byte_array(raw));
     ++checked;
   }
