@@ -180,7 +180,7 @@ TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimR
   }
 }
 
-TrimOutcome FitrimTrimmer::trim(const TrimTarget& target, const TrimRange& range) {
+TrimOutcome fitrim(const TrimTarget& target, const TrimRange& range) {
   return outcome_of(fitrim_raw(target, range), target, range);
 }
 

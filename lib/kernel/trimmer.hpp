@@ -36,12 +36,6 @@ struct TrimTarget {
   MountIdentity identity;
 };
 
-class Trimmer {
- public:
-  virtual ~Trimmer() = default;
-  virtual TrimOutcome trim(const TrimTarget& target, const TrimRange& range) = 0;
-};
-
 // One FITRIM attempt in plain integers: what a forked child computes without
 // allocating (it may only make async-signal-safe calls) and hands back to
 // the daemon through a pipe. The daemon turns it into a TrimOutcome.
@@ -71,11 +65,9 @@ struct RawTrim {
 RawTrim fitrim_raw(const TrimTarget& target, const TrimRange& range) noexcept;
 TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimRange& range);
 
-// Real FITRIM. Thread-safe: it holds no state.
-class FitrimTrimmer final : public Trimmer {
- public:
-  TrimOutcome trim(const TrimTarget& target, const TrimRange& range) override;
-};
+// fitrim_raw() and outcome_of() in one call, in this process: for tests and
+// tools. trimd itself runs fitrim_raw() in a runner child (runner_process.hpp).
+TrimOutcome fitrim(const TrimTarget& target, const TrimRange& range);
 
 // Map an errno from open()/ioctl(FITRIM) to a status, for a range starting at 0.
 TrimStatus classify_trim_errno(int error);

@@ -173,7 +173,7 @@ class RealBtrfs : public ::testing::Test {
     std::vector<TrimRange> chunks;
     std::uint64_t cursor = 0;
     while (const auto range = next_chunk(geometry, cursor, kChunkBytes, 0)) {
-      const TrimOutcome outcome = FitrimTrimmer().trim(target, *range);
+      const TrimOutcome outcome = fitrim(target, *range);
       EXPECT_EQ(outcome.status, TrimStatus::Ok) << outcome.message;
       const std::uint64_t next = range->start + std::min(range->len, kMax - range->start);
       EXPECT_GT(next, cursor);

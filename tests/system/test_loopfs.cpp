@@ -107,7 +107,7 @@ class LoopFilesystem : public ::testing::TestWithParam<Fs> {
     const std::uint64_t chunk = geometry.group_bytes ? geometry.group_bytes : 64u << 20;
     const TrimTarget target{image.mount_point(), image.mounted_dev()};
     for (std::uint64_t start = 0; start < geometry.size_bytes; start += chunk) {
-      const TrimOutcome outcome = FitrimTrimmer().trim(target, TrimRange{start, chunk, 0});
+      const TrimOutcome outcome = fitrim(target, TrimRange{start, chunk, 0});
       if (outcome.status == TrimStatus::PastEnd) break;
       ASSERT_EQ(outcome.status, TrimStatus::Ok) << outcome.message;
     }
@@ -135,10 +135,10 @@ TEST_P(LoopFilesystem, FstrimReclaimsTheSpaceOfDeletedFiles) {
   EXPECT_LE(image.allocated_bytes() + must_reclaim(GetParam(), deleted_), before);
 }
 
-TEST_P(LoopFilesystem, FitrimTrimmerReclaimsTheSpaceOfDeletedFiles) {
+TEST_P(LoopFilesystem, FitrimReclaimsTheSpaceOfDeletedFiles) {
   LoopImage& image = filesystem_with_holes();
   const std::uint64_t before = image.allocated_bytes();
-  const TrimOutcome outcome = FitrimTrimmer().trim(
+  const TrimOutcome outcome = fitrim(
       TrimTarget{image.mount_point(), image.mounted_dev()}, TrimRange{0, UINT64_MAX, 0});
   ASSERT_EQ(outcome.status, TrimStatus::Ok) << outcome.message;
   EXPECT_GT(outcome.bytes_reported, 0u);
@@ -147,20 +147,20 @@ TEST_P(LoopFilesystem, FitrimTrimmerReclaimsTheSpaceOfDeletedFiles) {
 
 // ext4 and xfs refuse a start past their end with EINVAL; btrfs's range is
 // its logical address space, which has no such end.
-TEST_P(LoopFilesystem, FitrimTrimmerRecognisesTheEndOfTheRange) {
+TEST_P(LoopFilesystem, FitrimRecognisesTheEndOfTheRange) {
   LoopImage& image = mounted_filesystem();
-  const TrimOutcome outcome = FitrimTrimmer().trim(
+  const TrimOutcome outcome = fitrim(
       TrimTarget{image.mount_point(), image.mounted_dev()},
       TrimRange{2 * image.size_bytes(), 1u << 30, 0});
   const TrimStatus expected = GetParam() == Fs::Btrfs ? TrimStatus::Ok : TrimStatus::PastEnd;
   EXPECT_EQ(outcome.status, expected) << outcome.message;
 }
 
-TEST_P(LoopFilesystem, FitrimTrimmerRefusesTheDirectoryLeftByAnUnmount) {
+TEST_P(LoopFilesystem, FitrimRefusesTheDirectoryLeftByAnUnmount) {
   LoopImage& image = mounted_filesystem();
   const TrimTarget target{image.mount_point(), image.mounted_dev()};
   image.unmount();
-  const TrimOutcome outcome = FitrimTrimmer().trim(target, TrimRange{0, UINT64_MAX, 0});
+  const TrimOutcome outcome = fitrim(target, TrimRange{0, UINT64_MAX, 0});
   EXPECT_EQ(outcome.status, TrimStatus::Gone) << outcome.message;
   EXPECT_EQ(outcome.error, ESTALE);
 }
@@ -235,7 +235,7 @@ INSTANTIATE_TEST_SUITE_P(RealFilesystems, LoopFilesystem,
 // ext4 and xfs: FITRIM addresses are device bytes.
 class LinearFilesystem : public LoopFilesystem {};
 
-TEST_P(LinearFilesystem, FitrimTrimmerInChunksReclaimsEverythingDeleted) {
+TEST_P(LinearFilesystem, FitrimInChunksReclaimsEverythingDeleted) {
   LoopImage& image = filesystem_with_holes();
   const std::uint64_t before = image.allocated_bytes();
   trim_in_chunks(image);
@@ -256,10 +256,10 @@ TEST_P(BtrfsFilesystem, ChunksMissFreeSpaceThatOneWholeRangeCallReclaims) {
   trim_in_chunks(image);
   const std::uint64_t end = image.size_bytes();
   const TrimTarget target{image.mount_point(), image.mounted_dev()};
-  ASSERT_EQ(FitrimTrimmer().trim(target, TrimRange{end, UINT64_MAX - end, 0}).status,
+  ASSERT_EQ(fitrim(target, TrimRange{end, UINT64_MAX - end, 0}).status,
             TrimStatus::Ok);
   const std::uint64_t after_chunks = image.allocated_bytes();
-  ASSERT_EQ(FitrimTrimmer().trim(target, TrimRange{0, UINT64_MAX, 0}).status, TrimStatus::Ok);
+  ASSERT_EQ(fitrim(target, TrimRange{0, UINT64_MAX, 0}).status, TrimStatus::Ok);
   EXPECT_GE(after_chunks, image.allocated_bytes() + deleted_ / 4);
 }
 

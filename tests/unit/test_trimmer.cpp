@@ -61,7 +61,7 @@ bool filesystem_is(const std::string& path, long magic) {
 }
 
 TrimOutcome trim_everything(const TrimTarget& target) {
-  return FitrimTrimmer().trim(target, TrimRange{0, UINT64_MAX, 0});
+  return fitrim(target, TrimRange{0, UINT64_MAX, 0});
 }
 
 TEST(TrimStatusNames, AreDistinctLowerCaseWords) {
@@ -105,7 +105,7 @@ TEST(ClassifyTrimErrno, IgnoresTheStartForOtherErrors) {
 }
 
 // This machine's / may well support FITRIM; pseudo filesystems never do.
-TEST(FitrimTrimmer, ReportsUnsupportedOnProc) {
+TEST(Fitrim, ReportsUnsupportedOnProc) {
   ASSERT_TRUE(filesystem_is("/proc", PROC_SUPER_MAGIC));
   const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", 0});
   EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
@@ -113,20 +113,20 @@ TEST(FitrimTrimmer, ReportsUnsupportedOnProc) {
   EXPECT_NE(outcome.error, 0);
 }
 
-TEST(FitrimTrimmer, ReportsUnsupportedOnTmpfs) {
+TEST(Fitrim, ReportsUnsupportedOnTmpfs) {
   if (!filesystem_is("/dev/shm", TMPFS_MAGIC)) GTEST_SKIP() << "/dev/shm is not a tmpfs here";
   const TrimOutcome outcome = trim_everything(TrimTarget{"/dev/shm", 0});
   EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
 }
 
-TEST(FitrimTrimmer, NamesTheMountPointAndTheErrorInItsMessage) {
+TEST(Fitrim, NamesTheMountPointAndTheErrorInItsMessage) {
   const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", 0});
   EXPECT_NE(outcome.message.find("FITRIM on /proc failed"), std::string::npos) << outcome.message;
   EXPECT_NE(outcome.message.find(std::strerror(outcome.error)), std::string::npos)
       << outcome.message;
 }
 
-TEST(FitrimTrimmer, ReportsAMissingMountPointAsGone) {
+TEST(Fitrim, ReportsAMissingMountPointAsGone) {
   ScratchDir scratch;
   const std::string missing = (scratch.path() / "not-there").string();
   const TrimOutcome outcome = trim_everything(TrimTarget{missing, 0});
@@ -135,7 +135,7 @@ TEST(FitrimTrimmer, ReportsAMissingMountPointAsGone) {
   EXPECT_NE(outcome.message.find(missing), std::string::npos) << outcome.message;
 }
 
-TEST(FitrimTrimmer, ReportsAMountPointReplacedByAFileAsGone) {
+TEST(Fitrim, ReportsAMountPointReplacedByAFileAsGone) {
   ScratchDir scratch;
   const TrimOutcome outcome = trim_everything(TrimTarget{scratch.touch("file").string(), 0});
   EXPECT_EQ(outcome.status, TrimStatus::Gone);
@@ -144,7 +144,7 @@ TEST(FitrimTrimmer, ReportsAMountPointReplacedByAFileAsGone) {
 
 // An unmounted mount point is a directory of the parent filesystem: the
 // device check must refuse it before FITRIM trims the wrong filesystem.
-TEST(FitrimTrimmer, RefusesAMountPointThatIsNowAnotherFilesystem) {
+TEST(Fitrim, RefusesAMountPointThatIsNowAnotherFilesystem) {
   const dev_t elsewhere = device_of("/");
   ASSERT_NE(elsewhere, device_of("/proc"));
   const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", elsewhere});
@@ -153,7 +153,7 @@ TEST(FitrimTrimmer, RefusesAMountPointThatIsNowAnotherFilesystem) {
   EXPECT_NE(outcome.message.find("/proc"), std::string::npos) << outcome.message;
 }
 
-TEST(FitrimTrimmer, GoesAheadWhenTheDeviceStillMatches) {
+TEST(Fitrim, GoesAheadWhenTheDeviceStillMatches) {
   const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", device_of("/proc")});
   EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
 }
@@ -178,7 +178,7 @@ TEST(SystemFsProber, IdentifiesTheMountAtAPathAsMountinfoNumbersIt) {
       << "a symbolic link in the path is refused, not followed";
 }
 
-TEST(FitrimTrimmer, GoesAheadWhenTheWholeMountIdentityMatches) {
+TEST(Fitrim, GoesAheadWhenTheWholeMountIdentityMatches) {
   const TrimOutcome outcome =
       trim_everything(TrimTarget{"/proc", SystemFsProber().identify("/proc")});
   EXPECT_EQ(outcome.status, TrimStatus::Unsupported) << outcome.message;
@@ -186,7 +186,7 @@ TEST(FitrimTrimmer, GoesAheadWhenTheWholeMountIdentityMatches) {
 
 // The same device but another mount: a bind mount, or the filesystem
 // unmounted and mounted again. Only the mount discovery chose is trimmed.
-TEST(FitrimTrimmer, RefusesAnotherMountOfTheSameDevice) {
+TEST(Fitrim, RefusesAnotherMountOfTheSameDevice) {
   MountIdentity other = SystemFsProber().identify("/proc");
   other.mount_id += 1;
   const TrimOutcome outcome = trim_everything(TrimTarget{"/proc", other});
@@ -202,7 +202,7 @@ TEST(FitrimTrimmer, RefusesAnotherMountOfTheSameDevice) {
 
 // A directory of the mount point's path swapped for a symlink leads
 // elsewhere: never followed.
-TEST(FitrimTrimmer, NeverFollowsASymbolicLinkInTheMountPointsPath) {
+TEST(Fitrim, NeverFollowsASymbolicLinkInTheMountPointsPath) {
   ScratchDir scratch;
   fs::create_directory_symlink("/proc", scratch.path() / "link");
   const TrimOutcome outcome = trim_everything(TrimTarget{(scratch.path() / "link").string(), 0});
