@@ -46,8 +46,8 @@ Manager::Tracked* Manager::chunk_returned(const ChunkJob& job) {
   return fs && fs->pass ? fs : nullptr;
 }
 
-void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result,
-                       TimePoint now, SteadyPoint mono) {
+void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result, TimePoint now,
+                       SteadyPoint mono) {
   Pass& pass = *fs.pass;
   fs.gone_retries = 0;
   fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
@@ -56,22 +56,24 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
   pass.timed_out_in_a_row = 0;
   pass.timed_out_len = 0;
   // A shrunk chunk that completed: the next may be twice as long.
-  if (pass.shrink_cap > 0) pass.shrink_cap = pass.shrink_cap < (1ull << 61) ? 2 * pass.shrink_cap : 0;
+  if (pass.shrink_cap > 0)
+    pass.shrink_cap = pass.shrink_cap < (1ull << 61) ? 2 * pass.shrink_cap : 0;
   ++pass.chunks;
   pass.bytes_reported += result.outcome.bytes_reported;
   if (result.bytes_discarded)
     pass.bytes_discarded += *result.bytes_discarded;
   else
     pass.discard_measured = false;
-  pass.cursor = job.range.start + std::min(job.range.len,
-      std::numeric_limits<std::uint64_t>::max() - job.range.start);
+  pass.cursor =
+      job.range.start +
+      std::min(job.range.len, std::numeric_limits<std::uint64_t>::max() - job.range.start);
   Duration pause = pass.gentle ? fs.policy.gentle_pause : fs.policy.chunk_pause;
   if (fs.policy.rate_limit_bytes_per_sec > 0 && job.range.len < (1ull << 62)) {
     // The range, not the bytes discarded, is what the rate limits: the
     // cost of a FITRIM call grows with the range it scans.
-    const auto budget = std::chrono::microseconds{static_cast<std::int64_t>(
-        static_cast<double>(job.range.len) * 1e6 /
-        static_cast<double>(fs.policy.rate_limit_bytes_per_sec))};
+    const auto budget = std::chrono::microseconds{
+        static_cast<std::int64_t>(static_cast<double>(job.range.len) * 1e6 /
+                                  static_cast<double>(fs.policy.rate_limit_bytes_per_sec))};
     pause = std::max(pause, budget - result.elapsed);
   }
   pass.not_before = mono + pause;
@@ -91,12 +93,8 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
   const std::string& where = fs.fs.mount.mount_point;
 
   switch (outcome.status) {
-    case TrimStatus::Ok:
-      chunk_ok(fs, job, result, now, mono);
-      break;
-    case TrimStatus::PastEnd:
-      finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
-      break;
+    case TrimStatus::Ok: chunk_ok(fs, job, result, now, mono); break;
+    case TrimStatus::PastEnd: finish_pass(fs, PassOutcome{PassResult::Success, {}}, now); break;
     case TrimStatus::Unsupported:
       spdlog::warn("{}: {}; not trimming it again", where, outcome.message);
       fs.unsupported = true;

@@ -70,8 +70,8 @@ void set_aside(const fs::path& file, const std::string& problem) {
   std::error_code ec;
   fs::rename(file, aside, ec);
   if (ec)
-    spdlog::warn("{}: {}; starting with an empty state (could not move it aside: {})", file.string(), problem,
-                 ec.message());
+    spdlog::warn("{}: {}; starting with an empty state (could not move it aside: {})",
+                 file.string(), problem, ec.message());
   else
     spdlog::warn("{}: {}; moved it to {} and starting with an empty state", file.string(), problem,
                  aside.string());

@@ -138,8 +138,8 @@ TEST_P(LoopFilesystem, FstrimReclaimsTheSpaceOfDeletedFiles) {
 TEST_P(LoopFilesystem, FitrimReclaimsTheSpaceOfDeletedFiles) {
   LoopImage& image = filesystem_with_holes();
   const std::uint64_t before = image.allocated_bytes();
-  const TrimOutcome outcome = fitrim(
-      TrimTarget{image.mount_point(), image.mounted_dev()}, TrimRange{0, UINT64_MAX, 0});
+  const TrimOutcome outcome =
+      fitrim(TrimTarget{image.mount_point(), image.mounted_dev()}, TrimRange{0, UINT64_MAX, 0});
   ASSERT_EQ(outcome.status, TrimStatus::Ok) << outcome.message;
   EXPECT_GT(outcome.bytes_reported, 0u);
   EXPECT_LE(image.allocated_bytes() + must_reclaim(GetParam(), deleted_), before);
@@ -149,9 +149,8 @@ TEST_P(LoopFilesystem, FitrimReclaimsTheSpaceOfDeletedFiles) {
 // its logical address space, which has no such end.
 TEST_P(LoopFilesystem, FitrimRecognisesTheEndOfTheRange) {
   LoopImage& image = mounted_filesystem();
-  const TrimOutcome outcome = fitrim(
-      TrimTarget{image.mount_point(), image.mounted_dev()},
-      TrimRange{2 * image.size_bytes(), 1u << 30, 0});
+  const TrimOutcome outcome = fitrim(TrimTarget{image.mount_point(), image.mounted_dev()},
+                                     TrimRange{2 * image.size_bytes(), 1u << 30, 0});
   const TrimStatus expected = GetParam() == Fs::Btrfs ? TrimStatus::Ok : TrimStatus::PastEnd;
   EXPECT_EQ(outcome.status, expected) << outcome.message;
 }
@@ -256,8 +255,7 @@ TEST_P(BtrfsFilesystem, ChunksMissFreeSpaceThatOneWholeRangeCallReclaims) {
   trim_in_chunks(image);
   const std::uint64_t end = image.size_bytes();
   const TrimTarget target{image.mount_point(), image.mounted_dev()};
-  ASSERT_EQ(fitrim(target, TrimRange{end, UINT64_MAX - end, 0}).status,
-            TrimStatus::Ok);
+  ASSERT_EQ(fitrim(target, TrimRange{end, UINT64_MAX - end, 0}).status, TrimStatus::Ok);
   const std::uint64_t after_chunks = image.allocated_bytes();
   ASSERT_EQ(fitrim(target, TrimRange{0, UINT64_MAX, 0}).status, TrimStatus::Ok);
   EXPECT_GE(after_chunks, image.allocated_bytes() + deleted_ / 4);
