@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -103,58 +104,6 @@ class TerminationSignals {
  private:
   int fd_ = -1;
 };
-
-// Copies the property into `field` when it is there with the right type.
-template <typename Field>
-void take(const PropertyMap& properties, const char* name, Field& field) {
-  const auto it = properties.find(name);
-  if (it == properties.end()) return;
-  if (const auto* value = std::get_if<Field>(&it->second)) field = *value;
-}
-
-}  // namespace
-
-void apply_properties(ManagerInfo& manager, const PropertyMap& properties) {
-  take(properties, "Version", manager.version);
-  take(properties, "State", manager.state);
-  take(properties, "BytesTrimmedTotal", manager.bytes_trimmed_total);
-  manager.lifetime.bytes_trimmed_total = manager.bytes_trimmed_total;
-  take(properties, "PassesTotal", manager.lifetime.passes_total);
-  take(properties, "PreemptionsTotal", manager.lifetime.preemptions_total);
-  take(properties, "PausesTotal", manager.lifetime.pauses_total);
-  take(properties, "FailuresTotal", manager.lifetime.failures_total);
-}
-
-void apply_properties(FilesystemInfo& fs, const PropertyMap& properties) {
-  take(properties, "MountPoint", fs.mount_point);
-  take(properties, "Device", fs.device);
-  take(properties, "FsType", fs.fs_type);
-  take(properties, "UUID", fs.uuid);
-  take(properties, "BackingDisks", fs.backing_disks);
-  take(properties, "State", fs.state);
-  take(properties, "StateReason", fs.state_reason);
-  take(properties, "Progress", fs.progress);
-  take(properties, "Size", fs.size);
-  take(properties, "LastTrimStart", fs.last_trim_start);
-  take(properties, "LastTrimEnd", fs.last_trim_end);
-  take(properties, "LastResult", fs.last_result);
-  take(properties, "LastBytesTrimmed", fs.last_bytes_trimmed);
-  take(properties, "NextTrim", fs.next_trim);
-  take(properties, "InlineDiscard", fs.inline_discard);
-  take(properties, "DiscardMode", fs.discard_mode);
-  take(properties, "Takeover", fs.takeover);
-  take(properties, "TakeoverReason", fs.takeover_reason);
-  take(properties, "TakenOverSince", fs.taken_over_since);
-  take(properties, "LastTrimDuration", fs.last_trim_duration);
-  take(properties, "LastWaitDuration", fs.last_wait_duration);
-  take(properties, "BytesTrimmedTotal", fs.lifetime.bytes_trimmed_total);
-  take(properties, "PassesTotal", fs.lifetime.passes_total);
-  take(properties, "PreemptionsTotal", fs.lifetime.preemptions_total);
-  take(properties, "PausesTotal", fs.lifetime.pauses_total);
-  take(properties, "FailuresTotal", fs.lifetime.failures_total);
-}
-
-namespace {
 
 // Where the signals end up: the subscribed sink, if any.
 struct Router {

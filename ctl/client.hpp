@@ -56,6 +56,7 @@ struct FilesystemInfo {
   std::vector<std::string> backing_disks;
   std::string state;
   std::string state_reason;
+  std::string waiting_for;  // a key for programs: "disks_busy", "outside_window", ...
   double progress = 0;
   uint64_t size = 0;
   uint64_t last_trim_start = 0;
@@ -77,6 +78,9 @@ struct FilesystemInfo {
 // a newer trimd with more properties still works.
 void apply_properties(ManagerInfo& manager, const PropertyMap& properties);
 void apply_properties(FilesystemInfo& filesystem, const PropertyMap& properties);
+// The property names those read (tests hold them to the introspection XML).
+std::vector<std::string> manager_properties_read();
+std::vector<std::string> filesystem_properties_read();
 
 // trimd (or the bus) answered a call with a D-Bus error.
 class BusError : public std::runtime_error {

@@ -54,11 +54,6 @@ void FilesystemObject::flush_progress() {
   }
 }
 
-uint64_t FilesystemObject::LastTrimStart() { return timestamp_usec(status_.last_trim_start); }
-uint64_t FilesystemObject::LastTrimEnd() { return timestamp_usec(status_.last_trim_end); }
-uint64_t FilesystemObject::NextTrim() { return timestamp_usec(status_.next_trim); }
-uint64_t FilesystemObject::TakenOverSince() { return timestamp_usec(status_.takeover.since); }
-
 void FilesystemObject::control(sdbus::Result<>&& result, const std::string& method,
                                Commands::Work work) {
   // By id, not through this object: polkit may answer after it went away.

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -11,6 +13,7 @@
 #include "bus_connection.hpp"
 #include "bus_names.hpp"
 #include "bus_properties.hpp"
+#include "bus_property_table.hpp"
 #include "event_loop.hpp"
 #include "manager.hpp"
 #include "trimd1_adaptor.h"
@@ -43,32 +46,12 @@ class FilesystemObject final : public FilesystemAdaptor {
   void Resume(sdbus::Result<>&& result) override;
   void Cancel(sdbus::Result<>&& result) override;
 
-  std::string MountPoint() override { return bus_string(status_.mount_point); }
-  std::string Device() override { return bus_string(status_.device); }
-  std::string FsType() override { return bus_string(status_.fs_type); }
-  std::string UUID() override { return bus_string(status_.uuid); }
-  std::vector<std::string> BackingDisks() override { return bus_strings(status_.backing_disks); }
-  std::string State() override { return to_string(status_.state); }
-  std::string StateReason() override { return bus_string(status_.state_reason); }
-  double Progress() override { return status_.progress; }
-  uint64_t Size() override { return status_.size; }
-  uint64_t LastTrimStart() override;
-  uint64_t LastTrimEnd() override;
-  std::string LastResult() override { return bus_string(status_.last_result); }
-  uint64_t LastBytesTrimmed() override { return status_.last_bytes_trimmed; }
-  uint64_t NextTrim() override;
-  uint64_t LastTrimDuration() override { return duration_usec(status_.last_trimming); }
-  uint64_t LastWaitDuration() override { return duration_usec(status_.last_waited); }
-  uint64_t BytesTrimmedTotal() override { return status_.lifetime.bytes; }
-  uint64_t PassesTotal() override { return status_.lifetime.passes; }
-  uint64_t PreemptionsTotal() override { return status_.lifetime.preemptions; }
-  uint64_t PausesTotal() override { return status_.lifetime.pauses; }
-  uint64_t FailuresTotal() override { return status_.lifetime.failures; }
-  bool InlineDiscard() override { return status_.inline_discard; }
-  std::string DiscardMode() override { return to_string(status_.discard_mode); }
-  std::string Takeover() override { return to_string(status_.takeover.status); }
-  std::string TakeoverReason() override { return bus_string(status_.takeover.reason); }
-  uint64_t TakenOverSince() override;
+  // The getters, one per property of the XML, each reading the table.
+  template <typename T>
+  T property_value(std::string_view name) const {
+    return std::get<T>(filesystem_property(status_, name));
+  }
+#include "filesystem_getters.inc"
 
   BusConnection& bus_;
   Commands& commands_;

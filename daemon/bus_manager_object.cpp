@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "build_config.hpp"
 #include "bus_errors.hpp"
 #include "bus_mount_points.hpp"
 #include "bus_names.hpp"
@@ -11,32 +10,30 @@
 
 namespace trimd::bus {
 
+namespace {
+
+std::map<std::string_view, BusValue> manager_values(const Manager& manager) {
+  std::map<std::string_view, BusValue> values;
+  for (const auto& property : manager_properties()) values[property.name] = property.value(manager);
+  return values;
+}
+
+}  // namespace
+
 ManagerObject::ManagerObject(sdbus::IConnection& connection, Commands& commands)
     : ManagerAdaptor(connection, kManagerPath), commands_(commands),
-      announced_state_(commands.manager().state()),
-      announced_totals_(commands.manager().lifetime_totals()) {
+      announced_(manager_values(commands.manager())) {
   registerAdaptor();
 }
 
 ManagerObject::~ManagerObject() { unregisterAdaptor(); }
 
 void ManagerObject::announce_changes() {
+  auto now = manager_values(commands_.manager());
   std::vector<std::string> names;
-  const Manager& manager = commands_.manager();
-  if (manager.state() != announced_state_) {
-    announced_state_ = manager.state();
-    names.emplace_back("State");
-  }
-  const Lifetime& totals = manager.lifetime_totals();
-  auto check = [&names](bool differs, const char* name) {
-    if (differs) names.emplace_back(name);
-  };
-  check(totals.bytes != announced_totals_.bytes, "BytesTrimmedTotal");
-  check(totals.passes != announced_totals_.passes, "PassesTotal");
-  check(totals.preemptions != announced_totals_.preemptions, "PreemptionsTotal");
-  check(totals.pauses != announced_totals_.pauses, "PausesTotal");
-  check(totals.failures != announced_totals_.failures, "FailuresTotal");
-  announced_totals_ = totals;
+  for (const auto& [name, value] : now)
+    if (announced_[name] != value) names.emplace_back(name);
+  announced_ = std::move(now);
   if (!names.empty()) emitPropertiesChangedSignal(kManagerInterface, names);
 }
 
@@ -141,9 +138,5 @@ ManagerObject::GetHistory(const std::string& mount_point) {
                      static_cast<uint32_t>(std::min<std::uint64_t>(e.preemptions, UINT32_MAX)));
   return out;
 }
-
-std::string ManagerObject::Version() { return TRIMD_VERSION; }
-std::string ManagerObject::State() { return commands_.manager().state(); }
-uint64_t ManagerObject::BytesTrimmedTotal() { return commands_.manager().bytes_trimmed_total(); }
 
 }  // namespace trimd::bus

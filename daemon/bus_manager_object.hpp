@@ -3,11 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include <sdbus-c++/sdbus-c++.h>
 
 #include "bus_commands.hpp"
+#include "bus_property_table.hpp"
 #include "manager.hpp"
 #include "trimd1_adaptor.h"
 
@@ -22,7 +26,7 @@ class ManagerObject final : public ManagerAdaptor {
   ManagerObject(sdbus::IConnection& connection, Commands& commands);
   ~ManagerObject();
 
-  // PropertiesChanged for State and the lifetime totals, whichever moved.
+  // PropertiesChanged for whichever properties moved since the last call.
   void announce_changes();
 
  private:
@@ -38,20 +42,17 @@ class ManagerObject final : public ManagerAdaptor {
   void TakeOver(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
   void HandBack(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
 
-  std::string Version() override;
-  std::string State() override;
-  uint64_t BytesTrimmedTotal() override;
-  uint64_t PassesTotal() override { return commands_.manager().lifetime_totals().passes; }
-  uint64_t PreemptionsTotal() override { return commands_.manager().lifetime_totals().preemptions; }
-  uint64_t PausesTotal() override { return commands_.manager().lifetime_totals().pauses; }
-  uint64_t FailuresTotal() override { return commands_.manager().lifetime_totals().failures; }
+  template <typename T>
+  T property_value(std::string_view name) const {
+    return std::get<T>(manager_property(commands_.manager(), name));
+  }
+#include "manager_getters.inc"
   std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                             std::string, uint32_t>>
   GetHistory(const std::string& mount_point) override;
 
   Commands& commands_;
-  std::string announced_state_;
-  Lifetime announced_totals_;
+  std::map<std::string_view, BusValue> announced_;  // what PropertiesChanged last said
 };
 
 }  // namespace trimd::bus

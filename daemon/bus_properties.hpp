@@ -1,17 +1,10 @@
-// Which bus properties a change of a filesystem's status touches, and how
-// often Progress may be announced. Pure: unit-tested without a bus.
+// How often Progress may be announced (which properties a change touches is
+// in bus_property_table.hpp). Pure: unit-tested without a bus.
 #pragma once
 
 #include <chrono>
-#include <string>
-#include <vector>
-
-#include "manager.hpp"
 
 namespace trimd::bus {
-
-// The org.trimd.trimd1.Filesystem property names whose value differs.
-std::vector<std::string> changed_properties(const FsStatus& before, const FsStatus& after);
 
 // At most one announcement per `interval`; the rest wait and are coalesced.
 class Throttle {

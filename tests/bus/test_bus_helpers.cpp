@@ -11,6 +11,7 @@
 #include "bus_mount_points.hpp"
 #include "bus_names.hpp"
 #include "bus_properties.hpp"
+#include "bus_property_table.hpp"
 
 namespace trimd::bus {
 namespace {

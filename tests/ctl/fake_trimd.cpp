@@ -163,6 +163,7 @@ class FilesystemObject final
   std::vector<std::string> BackingDisks() override { return fs().backing_disks; }
   std::string State() override { return fs().state; }
   std::string StateReason() override { return fs().state_reason; }
+  std::string WaitingFor() override { return fs().waiting_for; }
   double Progress() override { return fs().progress; }
   uint64_t Size() override { return fs().size; }
   uint64_t LastTrimStart() override { return fs().last_trim_start; }
