@@ -4,6 +4,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <sdbus-c++/sdbus-c++.h>
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -13,7 +14,6 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-#include <sdbus-c++/sdbus-c++.h>
 
 #include "trimd1_proxy.h"
 
