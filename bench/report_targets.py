@@ -169,9 +169,11 @@ def w2_reaction_targets(reaction):
     out = []
     for q, limit in ((50, W2_REACTION_P50_MS), (99, W2_REACTION_P99_MS)):
         v = percentile(samples, q)
+        why = "" if v is not None else reaction.get(
+            "error", f"no write landed in a chunk in {reaction.get('passes', 1)} passes")
         out.append(target("W2", f"reaction time p{q}: foreground write to runner exit",
                           "—" if v is None else f"{v:.1f} ms ({len(samples)} samples)",
-                          f"≤ {limit:.0f} ms", None if v is None else v <= limit))
+                          f"≤ {limit:.0f} ms", None if v is None else v <= limit, why))
     return out
 
 
