@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "pass_outcome.hpp"
+
 namespace trimctl {
 
 namespace {
@@ -142,6 +144,18 @@ std::string progress_bar(double fraction, std::size_t width) {
   if (filled >= inner) return "[" + std::string(inner, '=') + "]";
   const std::string head = filled > 0 ? std::string(filled, '=') + ">" : "";
   return "[" + head + std::string(inner - head.size(), ' ') + "]";
+}
+
+bool is_success(std::string_view result) {
+  const auto outcome = trimd::PassOutcome::parse(result);
+  return outcome && outcome->result == trimd::PassResult::Success;
+}
+
+Color result_color(std::string_view result) {
+  const auto outcome = trimd::PassOutcome::parse(result);
+  if (!outcome) return result.empty() ? Color::None : Color::Yellow;
+  if (outcome->result == trimd::PassResult::Success) return Color::Green;
+  return outcome->result == trimd::PassResult::Failed ? Color::Red : Color::Yellow;
 }
 
 }  // namespace trimctl

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "terminal.hpp"
+
 namespace trimctl {
 
 // Microseconds since the Unix epoch (CLOCK_REALTIME), as on the bus.
@@ -35,5 +37,11 @@ std::string format_percent(double fraction);
 
 // "[=========>          ]" of exactly `width` characters (at least 3).
 std::string progress_bar(double fraction, std::size_t width);
+
+// A pass result as the bus says it (LastResult, GetHistory, TrimFinished),
+// read with trimd::PassOutcome: green for success, red for a failure,
+// yellow for the rest, none for "" (never trimmed).
+bool is_success(std::string_view result);
+Color result_color(std::string_view result);
 
 }  // namespace trimctl

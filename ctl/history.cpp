@@ -23,11 +23,6 @@ const std::vector<Column>& history_columns() {
   return kColumns;
 }
 
-Color result_color(const std::string& result) {
-  if (result == "success") return Color::Green;
-  return result.rfind("failed", 0) == 0 ? Color::Red : Color::Yellow;
-}
-
 std::vector<Cell> history_row(const PassInfo& pass, uint64_t now) {
   return {{pass.mount_point},
           {format_timestamp(pass.start), format_relative(pass.start, now, true)},

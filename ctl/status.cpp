@@ -46,12 +46,6 @@ Color state_color(const std::string& state) {
   return Color::None;
 }
 
-Color result_color(const std::string& result) {
-  if (result.empty()) return Color::None;
-  if (result == "success") return Color::Green;
-  return result.rfind("failed", 0) == 0 ? Color::Red : Color::Yellow;
-}
-
 // "Tue 2026-12-01 09:00 UTC; 1h 57min left", compact "2h left".
 Cell time_cell(uint64_t usec, uint64_t now, const char* none) {
   if (usec == 0) return {none};

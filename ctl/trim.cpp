@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "format.hpp"
 #include "json.hpp"
 #include "report.hpp"
 #include "trim_view.hpp"
@@ -144,7 +145,7 @@ void print_results_json(const std::vector<const TrimTarget*>& targets, JsonMode 
 
 bool all_succeeded(const std::vector<const TrimTarget*>& targets) {
   return std::all_of(targets.begin(), targets.end(),
-                     [](const auto* target) { return target->result == "success"; });
+                     [](const auto* target) { return is_success(target->result); });
 }
 
 // Requests the passes and follows them to their end.

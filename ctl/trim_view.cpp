@@ -133,7 +133,7 @@ class TerminalView final : public TrimView {
 
   static Line line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width) {
     if (target.finished)
-      return {result_line(target), target.result == "success" ? Color::Green : Color::Red};
+      return {result_line(target), is_success(target.result) ? Color::Green : Color::Red};
     const auto& fs = target.filesystem;
     std::string text = fs.mount_point + std::string(mount_width - display_width(fs.mount_point), ' ') +
                        "  " + progress_bar(fs.progress, bar_width) + " ";

@@ -6,6 +6,9 @@
 #include <spdlog/spdlog.h>
 
 #include <sdbus-c++/Error.h>
+#include <sdbus-c++/IProxy.h>
+
+#include <stdexcept>
 
 namespace trimd::bus {
 
@@ -43,6 +46,24 @@ BusConnection::BusConnection(EventLoop& loop, const std::optional<std::string>& 
 
 BusConnection::~BusConnection() {
   if (!lost_) loop_.remove(fd_);
+}
+
+BusConnection::NameRequest BusConnection::request_name(const std::string& name) {
+  // The reply codes and flag of the D-Bus specification's RequestName.
+  constexpr std::uint32_t kDoNotQueue = 4;
+  auto bus = sdbus::createProxy(*connection_, "org.freedesktop.DBus", "/org/freedesktop/DBus");
+  std::uint32_t reply = 0;
+  bus->callMethod("RequestName")
+      .onInterface("org.freedesktop.DBus")
+      .withArguments(name, kDoNotQueue)
+      .storeResultsTo(reply);
+  switch (reply) {
+    case 1: return NameRequest::PrimaryOwner;
+    case 2: return NameRequest::InQueue;
+    case 3: return NameRequest::Exists;
+    case 4: return NameRequest::AlreadyOwner;
+  }
+  throw std::runtime_error("RequestName(" + name + ") answered " + std::to_string(reply));
 }
 
 void BusConnection::dispatch_soon() {

@@ -29,6 +29,11 @@ class BusConnection {
   // no sd-bus callback is on the stack.
   void dispatch_soon();
 
+  // The bus's answer to RequestName (DO_NOT_QUEUE): the reply code itself,
+  // not an error's text. Blocks; for start-up only.
+  enum class NameRequest { PrimaryOwner, InQueue, Exists, AlreadyOwner };
+  NameRequest request_name(const std::string& name);
+
  private:
   void dispatch();
   void watch_poll_data();

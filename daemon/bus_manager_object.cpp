@@ -134,7 +134,7 @@ ManagerObject::GetHistory(const std::string& mount_point) {
   for (const auto& [where, e] : history_at(commands_.manager(), mount_point))
     out.emplace_back(bus_string(where), timestamp_usec(e.start), timestamp_usec(e.end),
                      duration_usec(e.trimming), duration_usec(e.waited), e.bytes,
-                     bus_string(e.result),
+                     bus_string(e.result.text()),
                      static_cast<uint32_t>(std::min<std::uint64_t>(e.preemptions, UINT32_MAX)));
   return out;
 }

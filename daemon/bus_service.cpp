@@ -30,7 +30,7 @@ class DbusService final : public BusService, public ManagerListener {
   void filesystem_removed(const std::string& id) override;
   void filesystem_changed(const FsStatus& status) override;
   void trim_started(const std::string& id) override;
-  void trim_finished(const std::string& id, const std::string& result, std::uint64_t bytes,
+  void trim_finished(const std::string& id, const PassOutcome& outcome, std::uint64_t bytes,
                      Duration elapsed) override;
   void manager_changed() override;
 
@@ -58,16 +58,12 @@ DbusService::DbusService(EventLoop& loop, Manager& manager, DaemonControl& contr
       manager_object_(connection_.get(), commands_) {
   for (const auto& status : manager_.statuses(control.now())) add_object(status, false);
   // Objects first, name last: whoever sees the name finds everything there.
-  try {
-    connection_.get().requestName(bus::kBusName);
-  } catch (const sdbus::Error& e) {
-    // Another trimd owns the name: two daemons would trim the same disks.
-    if (e.getMessage().find("exists") != std::string::npos ||
-        e.getName().find("EEXIST") != std::string::npos)
-      throw BusNameTaken(std::string(bus::kBusName) + " is already owned on the bus; is another " +
-                         "trimd running? Refusing to trim the same disks twice");
-    throw;
-  }
+  using NameRequest = bus::BusConnection::NameRequest;
+  const NameRequest reply = connection_.request_name(bus::kBusName);
+  // Another trimd owns the name: two daemons would trim the same disks.
+  if (reply == NameRequest::Exists || reply == NameRequest::InQueue)
+    throw BusNameTaken(std::string(bus::kBusName) + " is already owned on the bus; is another " +
+                       "trimd running? Refusing to trim the same disks twice");
   manager_.add_listener(this);
   spdlog::info("serving {} on the bus as {}", bus::kBusName, connection_.get().getUniqueName());
 }
@@ -114,12 +110,12 @@ void DbusService::trim_started(const std::string& id) {
   guarded("TrimStarted", [&] { manager_object_.emitTrimStarted(bus::filesystem_object_path(id)); });
 }
 
-void DbusService::trim_finished(const std::string& id, const std::string& result,
+void DbusService::trim_finished(const std::string& id, const PassOutcome& outcome,
                                 std::uint64_t bytes, Duration elapsed) {
   guarded("TrimFinished", [&] {
     const auto usec = static_cast<std::uint64_t>(std::max<Duration::rep>(elapsed.count(), 0));
-    manager_object_.emitTrimFinished(bus::filesystem_object_path(id), bus::bus_string(result),
-                                     bytes, usec);
+    manager_object_.emitTrimFinished(bus::filesystem_object_path(id),
+                                     bus::bus_string(outcome.text()), bytes, usec);
   });
 }
 

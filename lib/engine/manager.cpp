@@ -34,6 +34,28 @@ const char* to_string(FsState state) {
   return "unknown";
 }
 
+const char* to_string(ManagerState state) {
+  switch (state) {
+    case ManagerState::Idle: return "idle";
+    case ManagerState::Trimming: return "trimming";
+    case ManagerState::Paused: return "paused";
+  }
+  return "unknown";
+}
+
+const char* to_string(WaitingFor what) {
+  switch (what) {
+    case WaitingFor::Nothing: return "";
+    case WaitingFor::Due: return "due";
+    case WaitingFor::DisksBusy: return "disks_busy";
+    case WaitingFor::OutsideWindow: return "outside_window";
+    case WaitingFor::DiskShared: return "disk_shared";
+    case WaitingFor::Paused: return "paused";
+    case WaitingFor::Retry: return "retry";
+  }
+  return "";
+}
+
 Manager::Manager(Config config, StateMap state, TimePoint now)
     : config_(std::move(config)), records_(std::move(state)), idleness_(config_.idle),
       started_at_(now) {
@@ -66,7 +88,7 @@ void Manager::reschedule(Tracked& fs, TimePoint now) {
   // neither decades away nor moved on at every reschedule.
   if (last_end && *last_end > now) last_end = std::min(started_at_, now);
   const SchedulePolicy& schedule = fs.policy.schedule;
-  const auto last = PassOutcome::parse(record.last_result);
+  const auto& last = record.last_result;
   if (last_end && last && last->result == PassResult::Failed) {
     fs.due = std::max(*last_end + std::min(kRetryAfterFailure, schedule.interval), now);
     return;

@@ -18,6 +18,7 @@
 #include "config.hpp"
 #include "discovery.hpp"
 #include "idleness.hpp"
+#include "pass_outcome.hpp"
 #include "preemption.hpp"
 #include "state_store.hpp"
 #include "takeover.hpp"
@@ -29,17 +30,15 @@ namespace trimd {
 enum class FsState { Waiting, Scheduled, Trimming, Paused, Unsupported, Disabled, Error };
 const char* to_string(FsState state);
 
-// How a pass ended. Text ("success", "failed: <why>", ...) only at the bus,
-// state-file and log edges.
-enum class PassResult { Success, Failed, Cancelled, Unsupported, Interrupted };
+// The Manager object's State on the bus.
+enum class ManagerState { Idle, Trimming, Paused };
+const char* to_string(ManagerState state);  // "idle", "trimming", "paused"
 
-struct PassOutcome {
-  PassResult result = PassResult::Success;
-  std::string detail;  // why it failed or was interrupted
-  std::string text() const;  // "success", "failed: <detail>", "cancelled", ...
-  // From the text; nothing for "" (no pass yet) or unknown text.
-  static std::optional<PassOutcome> parse(std::string_view text);
-};
+// What a waiting or paused filesystem waits for: the bus's WaitingFor.
+enum class WaitingFor { Nothing, Due, DisksBusy, OutsideWindow, DiskShared, Paused, Retry };
+// The key for machines: "", "due", "disks_busy", "outside_window",
+// "disk_shared", "paused", "retry".
+const char* to_string(WaitingFor what);
 
 // What `trimctl status` and the bus show of one filesystem.
 struct FsStatus {
@@ -51,16 +50,14 @@ struct FsStatus {
   std::vector<std::string> backing_disks;
   FsState state = FsState::Scheduled;
   std::string state_reason;  // why waiting, disabled, unsupported or in error
-  // Waiting or paused: for what, as a key for machines ("disks_busy",
-  // "outside_window", "disk_shared", "paused", "retry", "due"); empty otherwise.
-  std::string waiting_for;
+  WaitingFor waiting_for = WaitingFor::Nothing;  // while Waiting or Paused
   std::string busy_disk;   // disks_busy: which disk ...
   IdleLimit busy_limit = IdleLimit::Unseen;  // ... and which limit it is over
   double progress = 0;       // 0..1 of the current (or last) pass
   std::uint64_t size = 0;
   std::optional<TimePoint> last_trim_start;
   std::optional<TimePoint> last_trim_end;
-  std::string last_result;  // "success", "failed: ...", "cancelled", "unsupported", ""
+  std::optional<PassOutcome> last_result;  // none = never trimmed
   std::uint64_t last_bytes_trimmed = 0;
   std::optional<TimePoint> next_trim;  // when the next pass is due (none while one runs)
   bool inline_discard = false;  // discard_mode == Sync
@@ -83,7 +80,7 @@ class ManagerListener {
   virtual void filesystem_removed(const std::string& /*id*/) {}
   virtual void filesystem_changed(const FsStatus&) {}
   virtual void trim_started(const std::string& /*id*/) {}
-  virtual void trim_finished(const std::string& /*id*/, const std::string& /*result*/,
+  virtual void trim_finished(const std::string& /*id*/, const PassOutcome& /*outcome*/,
                              std::uint64_t /*bytes*/, Duration /*elapsed*/) {}
   virtual void manager_changed() {}  // State or the lifetime totals
 };
@@ -225,7 +222,7 @@ class Manager {
   std::optional<std::string> id_for_mount_point(std::string_view mount_point) const;
   std::vector<FsStatus> statuses(TimePoint now) const;
   std::optional<FsStatus> status(const std::string& id, TimePoint now) const;
-  std::string state() const;  // "idle", "trimming", "paused"
+  ManagerState state() const;
   std::uint64_t bytes_trimmed_total() const { return totals_.bytes; }
   // Over every filesystem in the state file, across restarts.
   const Lifetime& lifetime_totals() const { return totals_; }
@@ -289,7 +286,8 @@ class Manager {
   Lifetime totals_;
   bool paused_all_ = false;
   bool stopping_ = false;
-  std::string last_manager_state_;
+  // What manager_changed() last announced.
+  std::optional<std::pair<ManagerState, Lifetime>> last_manager_sent_;
 };
 
 }  // namespace trimd

@@ -134,7 +134,6 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   s.discard_mode = fs.fs.discard_mode();
   s.takeover = fs.takeover;
   s.gentle = fs.pass && fs.pass->gentle;
-  std::optional<PassOutcome> last;
   auto rec = records_.find(fs.fs.id);
   if (rec != records_.end()) {
     s.last_trim_start = rec->second.last_start;
@@ -144,8 +143,8 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
     s.last_trimming = rec->second.last_trimming;
     s.last_waited = rec->second.last_waited;
     s.lifetime = rec->second.lifetime;
-    last = PassOutcome::parse(s.last_result);
   }
+  const auto& last = s.last_result;
   const bool last_succeeded = last && last->result == PassResult::Success;
   if (fs.pass)
     s.progress = pass_progress(fs.fs.geometry, fs.pass->cursor);
@@ -158,21 +157,21 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   } else if (fs.paused) {
     s.state = FsState::Paused;
     s.state_reason = "paused on request";
-    s.waiting_for = "paused";
+    s.waiting_for = WaitingFor::Paused;
   } else if (fs.in_flight || (fs.pass && fs.pass->announced && !holds_up(fs.wait.reason))) {
     // A chunk in the kernel, or between two chunks of a pass that is not held up.
     s.state = FsState::Trimming;
   } else if (fs.pass || fs.request || now >= fs.due) {
     s.state = FsState::Waiting;
     s.state_reason = fs.wait.reason == WaitReason::None ? "due" : fs.wait.text();
-    s.waiting_for = fs.wait.key();
+    s.waiting_for = fs.wait.waiting_for();
     if (fs.wait.reason == WaitReason::DisksBusy) {
       s.busy_disk = fs.wait.busy.disk;
       s.busy_limit = fs.wait.busy.limit;
     }
   } else if (last && last->result == PassResult::Failed) {
     s.state = FsState::Error;
-    s.state_reason = s.last_result;
+    s.state_reason = last->text();
   } else {
     s.state = FsState::Scheduled;
   }
@@ -200,7 +199,7 @@ std::optional<FsStatus> Manager::status(const std::string& id, TimePoint now) co
 // mounted later); otherwise "idle". A per-filesystem Resume or TrimNow
 // after a global Pause therefore ends "paused" as soon as that filesystem
 // can trim.
-std::string Manager::state() const {
+ManagerState Manager::state() const {
   bool trimming = false;
   bool all_paused = true;
   bool some_paused = paused_all_;
@@ -212,8 +211,8 @@ std::string Manager::state() const {
     else
       all_paused = false;
   }
-  if (trimming) return "trimming";
-  return some_paused && all_paused ? "paused" : "idle";
+  if (trimming) return ManagerState::Trimming;
+  return some_paused && all_paused ? ManagerState::Paused : ManagerState::Idle;
 }
 
 void Manager::notify(Tracked& fs, TimePoint now) {
@@ -254,12 +253,9 @@ std::vector<std::pair<std::string, PassHistoryEntry>> Manager::history(
 }
 
 void Manager::notify_manager() {
-  std::string current = state() + "/" + std::to_string(totals_.bytes) + "/" +
-                        std::to_string(totals_.passes) + "/" +
-                        std::to_string(totals_.preemptions) + "/" +
-                        std::to_string(totals_.pauses) + "/" + std::to_string(totals_.failures);
-  if (current == last_manager_state_) return;
-  last_manager_state_ = current;
+  auto current = std::make_pair(state(), totals_);
+  if (current == last_manager_sent_) return;
+  last_manager_sent_ = current;
   for (auto* listener : listeners_) listener->manager_changed();
 }
 

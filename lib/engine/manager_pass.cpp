@@ -13,8 +13,6 @@ namespace trimd {
 
 namespace {
 
-constexpr std::string_view kFailedPrefix = "failed: ";
-constexpr std::string_view kInterruptedPrefix = "interrupted: ";
 // After a chunk killed for its time limit the filesystem is left alone this
 // long, so that a umount retried meanwhile finds it free.
 constexpr Duration kRestAfterTimeout = std::chrono::seconds{1};
@@ -23,30 +21,6 @@ constexpr Duration kRestAfterTimeout = std::chrono::seconds{1};
 constexpr unsigned kMaxTimeoutsInARow = 10;
 
 }  // namespace
-
-std::string PassOutcome::text() const {
-  switch (result) {
-    case PassResult::Success: return "success";
-    case PassResult::Failed: return std::string(kFailedPrefix) + detail;
-    case PassResult::Cancelled: return "cancelled";
-    case PassResult::Unsupported: return "unsupported";
-    case PassResult::Interrupted: return std::string(kInterruptedPrefix) + detail;
-  }
-  return "unknown";
-}
-
-std::optional<PassOutcome> PassOutcome::parse(std::string_view text) {
-  if (text == "success") return PassOutcome{PassResult::Success, {}};
-  if (text == "cancelled") return PassOutcome{PassResult::Cancelled, {}};
-  if (text == "unsupported") return PassOutcome{PassResult::Unsupported, {}};
-  if (text.starts_with(kFailedPrefix))
-    return PassOutcome{PassResult::Failed, std::string(text.substr(kFailedPrefix.size()))};
-  if (text == "failed") return PassOutcome{PassResult::Failed, {}};
-  if (text.starts_with(kInterruptedPrefix))
-    return PassOutcome{PassResult::Interrupted,
-                       std::string(text.substr(kInterruptedPrefix.size()))};
-  return std::nullopt;
-}
 
 std::string Wait::text() const {
   switch (reason) {
@@ -63,17 +37,17 @@ std::string Wait::text() const {
   return {};
 }
 
-std::string Wait::key() const {
+WaitingFor Wait::waiting_for() const {
   switch (reason) {
-    case WaitReason::None: return "due";
-    case WaitReason::DisksBusy: return "disks_busy";
-    case WaitReason::OutsideWindow: return "outside_window";
-    case WaitReason::DiskShared: return "disk_shared";
-    case WaitReason::Paused: return "paused";
-    case WaitReason::Pacing: return {};
-    case WaitReason::GoneRetry: return "retry";
+    case WaitReason::None: return WaitingFor::Due;
+    case WaitReason::DisksBusy: return WaitingFor::DisksBusy;
+    case WaitReason::OutsideWindow: return WaitingFor::OutsideWindow;
+    case WaitReason::DiskShared: return WaitingFor::DiskShared;
+    case WaitReason::Paused: return WaitingFor::Paused;
+    case WaitReason::Pacing: return WaitingFor::Nothing;
+    case WaitReason::GoneRetry: return WaitingFor::Retry;
   }
-  return {};
+  return WaitingFor::Nothing;
 }
 
 LogFields event_fields(const DiscoveredFs& fs, const LogFields& extra) {
@@ -130,8 +104,7 @@ void Manager::count_finished(FsRecord& record, const Pass& pass, const PassHisto
   done.passes = 1;
   done.preemptions = pass.preemptions;
   done.pauses = pass.foreground_pauses;
-  const auto outcome = PassOutcome::parse(entry.result);
-  done.failures = outcome && outcome->result == PassResult::Failed ? 1 : 0;
+  done.failures = entry.result.result == PassResult::Failed ? 1 : 0;
   record.lifetime += done;
   totals_ += done;
   add_history(record, entry);
@@ -149,12 +122,13 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   FsRecord& record = records_[fs.fs.id];
   record.last_start = pass.start;
   record.last_end = now;
-  record.last_result = text;
+  record.last_result = outcome;
   record.last_bytes = bytes;
   record.last_trimming = trimming;
   record.last_waited = waited;
-  count_finished(record, pass,
-                 PassHistoryEntry{pass.start, now, trimming, waited, bytes, text, pass.preemptions});
+  count_finished(
+      record, pass,
+      PassHistoryEntry{pass.start, now, trimming, waited, bytes, outcome, pass.preemptions});
   record_progress(fs);
   reschedule(fs, now);
   finished_[fs.fs.id] = outcome;
@@ -180,7 +154,7 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
                         pass.preemptions));
   // The split of the time is on the bus before TrimFinished.
   notify(fs, now);
-  for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, text, bytes, elapsed);
+  for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, outcome, bytes, elapsed);
 }
 
 void Manager::chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes) {

@@ -30,7 +30,7 @@ struct Wait {
   WaitReason reason = WaitReason::None;
   BusyDisk busy;  // for DisksBusy
   std::string text() const;
-  std::string key() const;  // FsStatus::waiting_for
+  WaitingFor waiting_for() const;  // FsStatus::waiting_for
 };
 
 // A TrimNow (or --once) that no pass has taken up yet.

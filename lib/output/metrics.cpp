@@ -141,7 +141,7 @@ void render_last_pass(std::string& out, const std::vector<FsStatus>& filesystems
   Family result(out, "trimd_filesystem_last_pass_result", "gauge",
                 "1 for the result the last finished pass came to, 0 for the others.");
   for (const auto& fs : filesystems) {
-    const auto outcome = PassOutcome::parse(fs.last_result);
+    const auto& outcome = fs.last_result;
     if (!outcome) continue;
     bytes.sample(fs_labels(fs), fs.last_bytes_trimmed);
     duration.sample(with(fs_labels(fs), "phase", "trimming"), seconds(fs.last_trimming));
@@ -165,8 +165,8 @@ void render_now(std::string& out, const std::vector<FsStatus>& filesystems) {
                  "1 while the filesystem waits, with what for (and for busy disks, which disk "
                  "and which limit).");
   for (const auto& fs : filesystems) {
-    if (fs.waiting_for.empty()) continue;
-    std::string labels = with(fs_labels(fs), "reason", fs.waiting_for);
+    if (fs.waiting_for == WaitingFor::Nothing) continue;
+    std::string labels = with(fs_labels(fs), "reason", to_string(fs.waiting_for));
     labels = with(labels, "disk", fs.busy_disk);
     labels = with(labels, "limit", fs.busy_disk.empty() ? "" : limit_key(fs.busy_limit));
     waiting.sample(labels, 1);

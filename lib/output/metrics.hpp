@@ -35,7 +35,7 @@ class MetricsExporter final : public ManagerListener {
   void filesystem_removed(const std::string&) override { dirty_ = true; }
   void filesystem_changed(const FsStatus&) override { dirty_ = true; }
   void trim_started(const std::string&) override { dirty_ = true; }
-  void trim_finished(const std::string&, const std::string&, std::uint64_t, Duration) override {
+  void trim_finished(const std::string&, const PassOutcome&, std::uint64_t, Duration) override {
     dirty_ = true;
   }
   void manager_changed() override { dirty_ = true; }

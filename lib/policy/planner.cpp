@@ -9,6 +9,8 @@
 #include <limits>
 #include <string_view>
 
+#include "fs_kind.hpp"
+
 namespace trimd {
 namespace {
 
@@ -17,18 +19,6 @@ constexpr std::uint64_t kRangeMax = std::numeric_limits<std::uint64_t>::max();
 // btrfs's tail chunk comes after the last block group: progress by group
 // bytes alone would say "done" before the pass is.
 constexpr double kLogicalSpaceProgressCap = 0.99;
-
-// Filesystems whose FITRIM range is a plain byte range over [0, device size).
-constexpr std::array<std::string_view, 11> kLinearFsTypes = {
-    "ext2", "ext3", "ext4", "f2fs", "vfat", "exfat", "ntfs3", "jfs", "gfs2", "ocfs2", "nilfs2"};
-
-bool is_linear_fs_type(std::string_view fs_type) {
-  return std::find(kLinearFsTypes.begin(), kLinearFsTypes.end(), fs_type) != kLinearFsTypes.end();
-}
-
-bool is_ext_fs_type(std::string_view fs_type) {
-  return fs_type == "ext2" || fs_type == "ext3" || fs_type == "ext4";
-}
 
 // Measured on 6.18, both ways round:
 // - ext4 trims every free extent that starts in the range to its end and only
@@ -39,9 +29,10 @@ bool is_ext_fs_type(std::string_view fs_type) {
 //   small free extents untrimmed (30000 freed 8 KiB extents: 305 MiB still
 //   allocated vs 188 MiB with one AG per call): xfs chunks are at most one AG.
 std::uint64_t group_chunk_bytes(const FsGeometry& geometry, std::uint64_t chunk_bytes) {
-  if (geometry.fs_type == "xfs")
+  const FsKind kind = fs_kind(geometry.fs_type);
+  if (kind == FsKind::Xfs)
     return chunk_bytes == 0 ? geometry.group_bytes : std::min(chunk_bytes, geometry.group_bytes);
-  if (chunk_bytes == 0 || !is_ext_fs_type(geometry.fs_type)) return chunk_bytes;
+  if (chunk_bytes == 0 || !is_ext(kind)) return chunk_bytes;
   return std::max(chunk_bytes, geometry.group_bytes);
 }
 
@@ -122,12 +113,13 @@ double block_group_fraction(const std::vector<Extent>& groups, std::uint64_t cur
 RangeKind range_kind_for(const FsGeometry& geometry) {
   // Chunks that ignore btrfs's block groups miss free space (measured):
   // without them, one whole-range call is correct, just not interruptible.
-  if (geometry.fs_type == "btrfs")
+  const FsKind kind = fs_kind(geometry.fs_type);
+  if (kind == FsKind::Btrfs)
     return geometry.block_groups.empty() ? RangeKind::WholeRange : RangeKind::LogicalSpace;
   if (geometry.size_bytes == 0) return RangeKind::WholeRange;
-  const bool grouped = geometry.fs_type == "xfs" || is_ext_fs_type(geometry.fs_type);
+  const bool grouped = kind == FsKind::Xfs || is_ext(kind);
   if (grouped && geometry.group_bytes != 0) return RangeKind::GroupAligned;
-  if (grouped || is_linear_fs_type(geometry.fs_type)) return RangeKind::Linear;
+  if (grouped || trims_linear_range(kind)) return RangeKind::Linear;
   return RangeKind::WholeRange;
 }
 

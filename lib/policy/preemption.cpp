@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fs_kind.hpp"
+
 namespace trimd {
 
 namespace {
@@ -52,8 +54,9 @@ const char* to_string(PreemptReason reason) {
 }
 
 std::uint64_t unattributed_read_allowance(const std::string& fs_type) {
-  if (fs_type == "btrfs") return 256 * 1024;
-  if (fs_type == "ext4") return 128 * 1024;
+  const FsKind kind = fs_kind(fs_type);
+  if (kind == FsKind::Btrfs) return 256 * 1024;
+  if (kind == FsKind::Ext4) return 128 * 1024;
   return 0;
 }
 

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 
+#include "fs_kind.hpp"
+
 namespace trimd {
 
 namespace {
 
 // Measured on 6.18: a reconfigure with nodiscard takes effect on these.
 bool remount_turns_discard_off(std::string_view fs_type) {
-  return fs_type == "ext4" || fs_type == "btrfs";
+  const FsKind kind = fs_kind(fs_type);
+  return kind == FsKind::Ext4 || kind == FsKind::Btrfs;
 }
 
 TakeoverDecision show(TakeoverStatus status, std::string reason = {}) {
@@ -90,7 +93,7 @@ std::string fstab_advice(const TakeoverFacts& facts) {
 std::optional<std::string> takeover_obstacle(const TakeoverFacts& facts) {
   if (facts.read_only) return "read-only: trimd changes nothing on it";
   if (facts.not_trimmed) return "trimd does not trim it: " + *facts.not_trimmed;
-  if (facts.fs_type == "xfs")
+  if (fs_kind(facts.fs_type) == FsKind::Xfs)
     return "xfs keeps 'discard' across a remount (it ignores the options it cannot change); " +
            fstab_advice(facts);
   if (!remount_turns_discard_off(facts.fs_type))

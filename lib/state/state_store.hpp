@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mount_instance.hpp"
+#include "pass_outcome.hpp"
 #include "time.hpp"
 
 namespace trimd {
@@ -38,7 +39,7 @@ struct PassHistoryEntry {
   Duration trimming{0};  // wall time minus the waits
   Duration waited{0};    // for idle disks, the window, a shared disk, a pause
   std::uint64_t bytes = 0;
-  std::string result;  // as last_result
+  PassOutcome result;
   std::uint64_t preemptions = 0;
 
   bool operator==(const PassHistoryEntry&) const = default;
@@ -61,7 +62,7 @@ struct Lifetime {
   std::uint64_t passes = 0;
   std::uint64_t preemptions = 0;  // chunks killed for foreground I/O
   std::uint64_t pauses = 0;       // stops between chunks for foreground I/O
-  std::uint64_t failures = 0;     // passes that ended "failed: ..."
+  std::uint64_t failures = 0;     // passes that ended PassResult::Failed
 
   Lifetime& operator+=(const Lifetime& other);  // each figure with add_saturating
   bool operator==(const Lifetime&) const = default;
@@ -70,7 +71,7 @@ struct Lifetime {
 struct FsRecord {
   std::optional<TimePoint> last_start;
   std::optional<TimePoint> last_end;
-  std::string last_result;  // "success", "failed: ...", "cancelled", "" = never
+  std::optional<PassOutcome> last_result;  // none = never trimmed
   std::uint64_t last_bytes = 0;  // bytes discarded by the last complete pass
   // An unfinished pass: where to go on, when it started, what it did so far.
   std::optional<std::uint64_t> cursor;
@@ -91,6 +92,8 @@ struct FsRecord {
   std::optional<TimePoint> last_seen;
   // trimd took the filesystem's `discard` away and owes it back (trimd(8)).
   std::optional<TakeoverRecord> taken_over;
+
+  bool operator==(const FsRecord&) const = default;
 };
 
 // Appends `entry`, dropping the oldest beyond kHistoryLength.

@@ -66,7 +66,7 @@ toml::array history_to_array(const std::vector<PassHistoryEntry>& history) {
     t.insert("trimming_usec", usec_of(entry.trimming));
     t.insert("waited_usec", usec_of(entry.waited));
     t.insert("bytes", to_toml_integer(entry.bytes));
-    insert_bytes(t, "result", entry.result);
+    insert_bytes(t, "result", entry.result.text());
     t.insert("preemptions", to_toml_integer(entry.preemptions));
     t.is_inline(true);
     array.push_back(std::move(t));
@@ -89,7 +89,7 @@ toml::table record_to_table(const FsRecord& record) {
   if (!record.device.empty()) insert_bytes(table, "device", record.device);
   if (record.last_start) table.insert("last_start_usec", to_usec(*record.last_start));
   if (record.last_end) table.insert("last_end_usec", to_usec(*record.last_end));
-  insert_bytes(table, "last_result", record.last_result);
+  insert_bytes(table, "last_result", outcome_text(record.last_result));
   table.insert("last_bytes", to_toml_integer(record.last_bytes));
   if (record.cursor) table.insert("cursor", to_toml_integer(*record.cursor));
   if (record.pass_start) table.insert("pass_start_usec", to_usec(*record.pass_start));
@@ -191,6 +191,16 @@ class RecordReader {
     if (!raw) throw wrong(escaped_key, "a name with bytes escaped as \\xNN");
     return *raw;
   }
+  // What PassOutcome::text() wrote; nothing for "" (never trimmed) unless
+  // the key must hold one.
+  enum class Need { Optional, Required };
+  std::optional<PassOutcome> outcome(std::string_view key, Need need = Need::Optional) const {
+    const std::string text = bytes(key);
+    if (text.empty() && need == Need::Optional) return std::nullopt;
+    if (auto outcome = PassOutcome::parse(text)) return outcome;
+    throw wrong(key,
+                "a pass result (success, failed: ..., cancelled, unsupported, interrupted: ...)");
+  }
   std::vector<std::string> strings(std::string_view key) const {
     std::vector<std::string> out;
     const toml::node* node = table_.get(key);
@@ -255,7 +265,7 @@ PassHistoryEntry read_history_entry(const std::string& id, const toml::table& ta
   entry.trimming = r.duration("trimming_usec");
   entry.waited = r.duration("waited_usec");
   entry.bytes = r.count("bytes");
-  entry.result = r.bytes("result");
+  entry.result = *r.outcome("result", RecordReader::Need::Required);
   entry.preemptions = r.count("preemptions");
   return entry;
 }
@@ -274,7 +284,7 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
   record.device = r.bytes("device");
   record.last_start = r.time("last_start_usec");
   record.last_end = r.time("last_end_usec");
-  record.last_result = r.bytes("last_result");
+  record.last_result = r.outcome("last_result");
   record.last_bytes = r.count("last_bytes");
   if (r.integer("cursor")) record.cursor = r.count("cursor");
   record.pass_start = r.time("pass_start_usec");

@@ -15,6 +15,8 @@
 #include <optional>
 #include <string_view>
 
+#include "fs_kind.hpp"
+
 namespace trimd {
 
 namespace fs = std::filesystem;
@@ -178,7 +180,7 @@ Topology SysfsBlockInventory::topology_of(const MountEntry& mount) {
   if (device_dir.empty()) return {};
 
   std::vector<fs::path> device_dirs;
-  if (mount.fs_type == "btrfs")
+  if (fs_kind(mount.fs_type) == FsKind::Btrfs)
     device_dirs = btrfs_members_of(sysfs_root_, device_dir.filename().string());
   if (device_dirs.empty()) device_dirs.push_back(device_dir);
 

@@ -1,13 +1,15 @@
 // Sync or async online discard, by filesystem type and superblock options.
 #include "discard_mode.hpp"
 
+#include "fs_kind.hpp"
+
 namespace trimd {
 
 namespace {
 
 // f2fs always queues its discards for a background thread; its `discard`
 // is never issued inside the commit.
-bool discards_in_background(std::string_view fs_type) { return fs_type == "f2fs"; }
+bool discards_in_background(std::string_view fs_type) { return fs_kind(fs_type) == FsKind::F2fs; }
 
 DiscardMode mode_of_option(std::string_view fs_type, std::string_view option, DiscardMode current) {
   if (option == "nodiscard") return DiscardMode::None;

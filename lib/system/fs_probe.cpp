@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "fs_kind.hpp"
 #include "unique_fd.hpp"
 
 // Generic since Linux 6.5; Debian 12's kernel headers (6.1) lack it.
@@ -249,13 +250,13 @@ std::optional<std::string> SystemFsProber::uuid(const std::string& mount_point,
 
 FsGeometry SystemFsProber::geometry(const std::string& mount_point, const std::string& fs_type,
                                     std::uint64_t device_size) {
+  const FsKind kind = fs_kind(fs_type);
   std::optional<XfsGeometry> xfs;
-  if (fs_type == "xfs") xfs = xfs_geometry(mount_point);
+  if (kind == FsKind::Xfs) xfs = xfs_geometry(mount_point);
   FsGeometry geometry = combine_geometry(fs_type, device_size, xfs, statfs_bytes(mount_point));
-  if (fs_type == "btrfs")
+  if (kind == FsKind::Btrfs)
     geometry.block_groups = sorted_block_groups(btrfs_block_groups(mount_point));
-  if (fs_type == "ext4" || fs_type == "ext3" || fs_type == "ext2")
-    geometry.group_bytes = ext4_block_group_bytes(statfs_block_size(mount_point));
+  if (is_ext(kind)) geometry.group_bytes = ext4_block_group_bytes(statfs_block_size(mount_point));
   return geometry;
 }
 

@@ -118,6 +118,24 @@ TEST_F(DaemonStartup, KeepsRunningWithoutTheApiWhenTheBusCannotBeReached) {
   EXPECT_FALSE(name_has_owner());
 }
 
+// The bus's RequestName reply says the name is taken: a second trimd must
+// not trim the same disks, so it exits and the first keeps the name.
+TEST_F(RealDaemon, ASecondTrimdOnTheSameBusExitsAndTheFirstKeepsTheName) {
+  const std::string second_log = (dir_.path() / "second.log").string();
+  ChildProcess second({TRIMD_BINARY, "--state-dir=" + (dir_.path() / "state2").string(),
+                       "--config=" + config_path(), "--bus-address=" + bus_->address()},
+                      second_log);
+  ASSERT_TRUE(wait_until([&] { return !second.running(); }, std::chrono::seconds{15}))
+      << "the second trimd kept running";
+  const int status = second.stop();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  const auto owner =
+      busctl({"call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+              "GetConnectionUnixProcessID", "s", "org.trimd.trimd1"});
+  EXPECT_EQ(owner.out, "u " + std::to_string(trimd_->pid()) + "\n") << owner.err;
+  EXPECT_TRUE(trimd_->running());
+}
+
 TEST_F(RealDaemon, ShowsTheManagerObjectInBusctlTree) {
   auto tree = busctl({"tree", "org.trimd.trimd1"});
   EXPECT_EQ(tree.exit_code, 0) << tree.err;

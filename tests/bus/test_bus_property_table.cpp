@@ -100,7 +100,7 @@ TEST(PropertyTable, TrimctlReadsEveryPropertyOfTheXmlAndNoOther) {
 TEST(PropertyTable, AChangeOfWhatAFilesystemWaitsForIsAnnounced) {
   trimd::FsStatus before;
   trimd::FsStatus after = before;
-  after.waiting_for = "disks_busy";
+  after.waiting_for = trimd::WaitingFor::DisksBusy;
   EXPECT_THAT(trimd::bus::changed_properties(before, after), testing::ElementsAre("WaitingFor"));
 }
 

@@ -109,7 +109,7 @@ class ManagerTest : public ::testing::Test {
   static StateMap trimmed_at(const DiscoveredFs& fs, TimePoint when) {
     StateMap state;
     state[fs.id].last_end = when;
-    state[fs.id].last_result = "success";
+    state[fs.id].last_result = PassOutcome{PassResult::Success, {}};
     return state;
   }
 
@@ -142,9 +142,9 @@ class RecordingListener : public ManagerListener {
   void filesystem_added(const FsStatus& s) override { events.push_back("added " + s.mount_point); }
   void filesystem_removed(const std::string& id) override { events.push_back("removed " + id); }
   void trim_started(const std::string& id) override { events.push_back("started " + id); }
-  void trim_finished(const std::string& id, const std::string& result, std::uint64_t bytes,
+  void trim_finished(const std::string& id, const PassOutcome& outcome, std::uint64_t bytes,
                      Duration) override {
-    events.push_back("finished " + id + " " + result + " " + std::to_string(bytes));
+    events.push_back("finished " + id + " " + outcome.text() + " " + std::to_string(bytes));
   }
 };
 

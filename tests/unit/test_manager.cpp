@@ -14,7 +14,7 @@ TEST_F(ManagerTest, ADueFilesystemIsTrimmedInChunksUntilThePassCompletes) {
   EXPECT_EQ(run_to_completion(*m), 10);  // 10 GiB in 1 GiB chunks
   auto status = m->status(make_fs("/mnt/a", "loop0").id, now);
   ASSERT_TRUE(status);
-  EXPECT_EQ(status->last_result, "success");
+  EXPECT_EQ(outcome_text(status->last_result), "success");
   EXPECT_EQ(status->last_bytes_trimmed, 10u * 1000u);
   EXPECT_DOUBLE_EQ(status->progress, 1.0);
   EXPECT_EQ(status->state, FsState::Scheduled);
@@ -123,7 +123,7 @@ TEST_F(ManagerTest, RangePastTheEndCompletesThePass) {
   auto m = make();
   auto jobs = track_and_start(*m, fs);
   m->chunk_finished(jobs[0], failed(TrimStatus::PastEnd), now, mono);
-  EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
+  EXPECT_EQ(outcome_text(m->status(fs.id, now)->last_result), "success");
 }
 
 TEST_F(ManagerTest, AVanishedFilesystemKeepsItsCursorForWhenItReturns) {
@@ -152,7 +152,7 @@ TEST_F(ManagerTest, AFailedChunkFailsThePassAndRetriesWithinTheHour) {
   m->chunk_finished(jobs[0], failed(TrimStatus::Error), now, mono);
   auto status = m->status(fs.id, now);
   EXPECT_EQ(status->state, FsState::Error);
-  EXPECT_EQ(status->last_result, "failed: simulated");
+  EXPECT_EQ(outcome_text(status->last_result), "failed: simulated");
   ASSERT_TRUE(status->next_trim);
   EXPECT_LE(*status->next_trim, now + 1h);
 }
@@ -250,7 +250,7 @@ TEST_F(ManagerTest, AMountPointThatKeepsVanishingFailsThePassAfterAFewRetries) {
     sample(*m);
   }
   EXPECT_FALSE(m->passes_active());
-  EXPECT_EQ(m->status(fs.id, now)->last_result, "failed: simulated");
+  EXPECT_EQ(outcome_text(m->status(fs.id, now)->last_result), "failed: simulated");
 }
 
 TEST_F(ManagerTest, TimedChunksStartSmallAndFollowTheSpeedOfTheLastCalls) {

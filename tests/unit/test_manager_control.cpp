@@ -31,7 +31,7 @@ TEST_F(ManagerTest, PausingEverythingAlsoHoldsFilesystemsThatAppearLater) {
   m->update_filesystems({make_fs("/a", "sda"), make_fs("/b", "sdb")}, now);
   pass_time(*m, 6);
   EXPECT_TRUE(m->take_jobs(now, mono).empty());
-  EXPECT_EQ(m->state(), "paused");
+  EXPECT_EQ(m->state(), ManagerState::Paused);
   m->resume({}, now);
   EXPECT_EQ(m->take_jobs(now, mono).size(), 2u);
 }
@@ -44,7 +44,7 @@ TEST_F(ManagerTest, CancelEndsThePassAndRecordsCancelled) {
   m->cancel({fs.id}, now);
   m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   EXPECT_TRUE(m->take_jobs(now, mono).empty());
-  EXPECT_EQ(m->status(fs.id, now)->last_result, "cancelled");
+  EXPECT_EQ(outcome_text(m->status(fs.id, now)->last_result), "cancelled");
   EXPECT_FALSE(m->passes_active());
 }
 

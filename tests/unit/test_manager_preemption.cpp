@@ -157,11 +157,11 @@ TEST_F(ManagerPreemption, StateIsPausedOnlyWhileEverythingIsPaused) {
   auto m = make();
   m->update_filesystems({fs, other}, now);
   m->pause({}, now);
-  EXPECT_EQ(m->state(), "paused");
+  EXPECT_EQ(m->state(), ManagerState::Paused);
   m->resume({fs.id}, now);
-  EXPECT_NE(m->state(), "paused");
+  EXPECT_NE(m->state(), ManagerState::Paused);
   m->pause({fs.id}, now);
-  EXPECT_EQ(m->state(), "paused");
+  EXPECT_EQ(m->state(), ManagerState::Paused);
 }
 
 TEST_F(ManagerPreemption, ThePauseBetweenChunksRunsOnTheMonotonicClockThroughAWallClockJump) {

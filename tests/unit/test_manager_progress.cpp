@@ -84,7 +84,7 @@ TEST_F(ProgressTest, TheFinishedPassSplitsItsTimeIntoTrimmingAndWaiting) {
   run_to_completion(*m);
 
   const auto status = m->status(fs.id, now);
-  EXPECT_EQ(status->last_result, "success");
+  EXPECT_EQ(outcome_text(status->last_result), "success");
   EXPECT_GE(status->last_waited, 55s);
   EXPECT_LE(status->last_waited, 57s);
   EXPECT_GE(status->last_trimming, 4s);
@@ -128,7 +128,7 @@ TEST_F(ProgressTest, HistoryKeepsTheLastTenPassesOldestFirst) {
   ASSERT_EQ(history.size(), kHistoryLength);
   EXPECT_LT(history.front().second.start, history.back().second.start);
   EXPECT_EQ(history.back().first, "/mnt/a");
-  EXPECT_EQ(history.back().second.result, "success");
+  EXPECT_EQ(history.back().second.result.result, PassResult::Success);
   EXPECT_EQ(history.back().second.bytes, 10u * 1000u);
   EXPECT_EQ(m->status(fs.id, now)->lifetime.passes, 12u) << "lifetime counts all passes";
 }

@@ -69,8 +69,8 @@ struct Final {
   bool tracked = true;
   FsState state = FsState::Scheduled;  // when tracked
   bool pass_kept = false;              // a cursor in the persistent state
-  std::string last_result;
-  std::string manager_state;
+  std::optional<PassOutcome> last_result;
+  ManagerState manager_state = ManagerState::Idle;
   bool not_found = false;  // some call answered NotFound
 
   bool operator==(const Final&) const = default;
@@ -78,8 +78,8 @@ struct Final {
 
 std::ostream& operator<<(std::ostream& out, const Final& f) {
   return out << "{tracked " << f.tracked << ", " << to_string(f.state) << ", pass kept "
-             << f.pass_kept << ", last \"" << f.last_result << "\", manager " << f.manager_state
-             << ", not found " << f.not_found << "}";
+             << f.pass_kept << ", last \"" << outcome_text(f.last_result) << "\", manager "
+             << to_string(f.manager_state) << ", not found " << f.not_found << "}";
 }
 
 // The table above, as a state machine over a few booleans.
@@ -93,7 +93,7 @@ struct Model {
   bool in_flight = false;
   bool cancel_pending = false;
   bool not_found = false;
-  std::string last;
+  std::optional<PassOutcome> last;
 
   void apply(Event e) {
     const bool per_fs = e == Event::TrimNow || e == Event::Pause || e == Event::Resume ||
@@ -132,7 +132,7 @@ struct Model {
   }
   void end_cancelled() {
     pass = cancel_pending = false;
-    last = "cancelled";
+    last = PassOutcome{PassResult::Cancelled, {}};
   }
   void forget() {
     tracked = paused = request = false;
@@ -150,9 +150,9 @@ struct Model {
     f.pass_kept = pass;
     f.last_result = last;
     f.not_found = not_found;
-    f.manager_state = trimming                         ? "trimming"
-                      : (tracked ? paused : paused_all) ? "paused"
-                                                        : "idle";
+    f.manager_state = trimming                          ? ManagerState::Trimming
+                      : (tracked ? paused : paused_all) ? ManagerState::Paused
+                                                        : ManagerState::Idle;
     return f;
   }
 };
@@ -175,7 +175,7 @@ class StateTable : public ManagerTest, public ::testing::WithParamInterface<Case
       m->update_filesystems({fs}, now);
       pass_time(*m, 6);
       EXPECT_TRUE(m->take_jobs(now, mono).empty());
-      model.last = "success";
+      model.last = PassOutcome{};
       return model;
     }
     m = make();
@@ -291,25 +291,25 @@ class GlobalPause : public ManagerTest {
 
 TEST_F(GlobalPause, ResumingOneFilesystemEndsPausedButKeepsNewFilesystemsPaused) {
   m->resume({a.id}, now);
-  EXPECT_NE(m->state(), "paused");
+  EXPECT_NE(m->state(), ManagerState::Paused);
   m->update_filesystems({a, b}, now);
   pass_time(*m, 6);
   auto jobs = m->take_jobs(now, mono);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].fs_id, a.id);
   EXPECT_EQ(m->status(b.id, now)->state, FsState::Paused);
-  EXPECT_EQ(m->state(), "trimming");
+  EXPECT_EQ(m->state(), ManagerState::Trimming);
 }
 
 TEST_F(GlobalPause, TrimNowOnOneFilesystemEndsPaused) {
   m->trim_now({a.id}, false, now);
   EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
-  EXPECT_EQ(m->state(), "trimming");
+  EXPECT_EQ(m->state(), ManagerState::Trimming);
 }
 
 TEST_F(GlobalPause, IsPausedWithNothingMountedAndHoldsWhatIsMountedNext) {
   m->update_filesystems({}, now);
-  EXPECT_EQ(m->state(), "paused");
+  EXPECT_EQ(m->state(), ManagerState::Paused);
   m->update_filesystems({b}, now);
   pass_time(*m, 6);
   EXPECT_TRUE(m->take_jobs(now, mono).empty());

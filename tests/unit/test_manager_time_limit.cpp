@@ -63,7 +63,7 @@ TEST_F(ChunkTimeLimit, APassWhoseChunksKeepOverrunningFailsInsteadOfLoopingForev
   }
   EXPECT_TRUE(jobs.empty());
   EXPECT_FALSE(m->passes_active());
-  EXPECT_TRUE(m->status(fs.id, now)->last_result.starts_with("failed"));
+  EXPECT_EQ(m->status(fs.id, now)->last_result->result, PassResult::Failed);
 }
 
 TEST_F(ChunkTimeLimit, DoublingsRaiseTheLimitUpToItsCap) {

@@ -57,7 +57,7 @@ TEST_F(ManagerTest, ASavedCursorBeyondTheFilesystemStartsThePassOverFromZero) {
   EXPECT_EQ(jobs[0].range.start, 0u);
   m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   EXPECT_EQ(run_to_completion(*m), 3);
-  EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
+  EXPECT_EQ(outcome_text(m->status(fs.id, now)->last_result), "success");
 }
 
 TEST_F(ManagerTest, ASavedCursorAtTheEndStillFinishesThatPass) {
@@ -68,7 +68,7 @@ TEST_F(ManagerTest, ASavedCursorAtTheEndStillFinishesThatPass) {
   state[fs.id].pass_start = now - 1h;
   auto m = make(quick_config(), state);
   EXPECT_TRUE(track_and_start(*m, fs).empty());
-  EXPECT_EQ(m->status(fs.id, now)->last_result, "success");
+  EXPECT_EQ(outcome_text(m->status(fs.id, now)->last_result), "success");
 }
 
 // Issue 16 item 11: "next trim ... 173 years left".
@@ -116,7 +116,7 @@ TEST_F(ManagerTest, LifetimeTotalsSaturateAtTheLargestFigureOnTheBusAndInMetrics
   EXPECT_EQ(m->lifetime_totals(), all_max);
   for (const auto& job : track_and_start(*m, found[0])) m->chunk_finished(job, ok(job), now, mono);
   run_to_completion(*m);
-  ASSERT_EQ(m->status(found[0].id, now)->last_result, "success");
+  ASSERT_EQ(outcome_text(m->status(found[0].id, now)->last_result), "success");
   // What the bus's properties (type t) and the metrics file give out.
   EXPECT_EQ(m->lifetime_totals(), all_max);
   EXPECT_EQ(m->status(found[0].id, now)->lifetime, all_max);

@@ -31,12 +31,12 @@ FsStatus trimmed_fs() {
   s.mount_point = "/srv/vm \"images\"";
   s.fs_type = "ext4";
   s.state = FsState::Waiting;
-  s.waiting_for = "disks_busy";
+  s.waiting_for = WaitingFor::DisksBusy;
   s.busy_disk = "sda";
   s.busy_limit = IdleLimit::Iops;
   s.last_trim_start = from_usec(1'700'000'000'000'000);
   s.last_trim_end = from_usec(1'700'000'060'000'000);
-  s.last_result = "failed: Input/output error";
+  s.last_result = PassOutcome{PassResult::Failed, "Input/output error"};
   s.last_bytes_trimmed = 4096;
   s.last_trimming = std::chrono::seconds{8};
   s.last_waited = std::chrono::seconds{52};

@@ -42,13 +42,14 @@ std::string long_mount_point(std::size_t n, std::size_t length, bool escaped) {
 }
 
 PassHistoryEntry history_entry(std::size_t n, std::size_t i) {
-  return PassHistoryEntry{from_usec(kLatestStoredUsec - 1000 + static_cast<std::int64_t>(i)),
-                          from_usec(kLatestStoredUsec - static_cast<std::int64_t>(n)),
-                          Duration{kLongUsec + 1},
-                          Duration{kLongUsec + 2},
-                          kLargestCount - i,
-                          "failed: Structure needs cleaning (after 9999 chunks of 4 GiB)",
-                          kLargestCount - n};
+  return PassHistoryEntry{
+      from_usec(kLatestStoredUsec - 1000 + static_cast<std::int64_t>(i)),
+      from_usec(kLatestStoredUsec - static_cast<std::int64_t>(n)),
+      Duration{kLongUsec + 1},
+      Duration{kLongUsec + 2},
+      kLargestCount - i,
+      PassOutcome{PassResult::Failed, "Structure needs cleaning (after 9999 chunks of 4 GiB)"},
+      kLargestCount - n};
 }
 
 // Every field set, every number as long as it gets: the most a record takes.
@@ -57,7 +58,7 @@ FsRecord full_record(std::size_t n, const std::string& mount_point) {
   r.mount_point = mount_point;
   r.last_start = from_usec(kLatestStoredUsec - 1);
   r.last_end = from_usec(kLatestStoredUsec);
-  r.last_result = "failed: Structure needs cleaning";
+  r.last_result = PassOutcome{PassResult::Failed, "Structure needs cleaning"};
   r.last_bytes = kLargestCount;
   r.cursor = kLargestCount - n;  // a different one each: all must come back
   r.pass_start = from_usec(kLatestStoredUsec);

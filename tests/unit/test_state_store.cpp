@@ -27,6 +27,8 @@
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 using trimd::FsRecord;
+using trimd::PassOutcome;
+using trimd::PassResult;
 using trimd::StateMap;
 using trimd::StateStore;
 
@@ -45,7 +47,7 @@ FsRecord complete_record() {
   FsRecord r;
   r.last_start = trimd::from_usec(1700000000123456);
   r.last_end = trimd::from_usec(1700000090654321);
-  r.last_result = "failed: Input/output error";
+  r.last_result = PassOutcome{PassResult::Failed, "Input/output error"};
   r.last_bytes = 5'000'000'000;
   r.cursor = 3ull << 30;
   r.pass_start = trimd::from_usec(1700100000000001);
@@ -159,7 +161,7 @@ TEST_F(StateStoreTest, RoundTripsEveryFieldAndLeavesOptionalOnesAbsent) {
   state["fresh"] = FsRecord{};  // never trimmed: every optional absent, strings empty
   FsRecord finished;
   finished.last_end = trimd::from_usec(0);  // the epoch is a time, not "absent"
-  finished.last_result = "success";
+  finished.last_result = PassOutcome{PassResult::Success, {}};
   state["finished"] = finished;
   StateStore store{root_};
   store.save(state);
@@ -186,8 +188,9 @@ TEST_F(StateStoreTest, KeepsEveryByteOfNamesAndResultsThatAreNotUtf8) {
   StateMap state;
   FsRecord& record = state["dev-/dev/loop3-/srv/\xe9t\xe9"];
   record.mount_point = "/srv/\xe9t\xe9";
-  record.last_result = "failed: /srv/\xe9t\xe9 is gone";
-  trimd::add_history(record, trimd::PassHistoryEntry{{}, {}, {}, {}, 1, "failed: \xff", 0});
+  record.last_result = PassOutcome{PassResult::Failed, "/srv/\xe9t\xe9 is gone"};
+  trimd::add_history(record, trimd::PassHistoryEntry{
+                                 {}, {}, {}, {}, 1, PassOutcome{PassResult::Failed, "\xff"}, 0});
   state["plain"].mount_point = "/srv/back\\slash";
   StateStore store{root_};
   store.save(state);
@@ -195,9 +198,9 @@ TEST_F(StateStoreTest, KeepsEveryByteOfNamesAndResultsThatAreNotUtf8) {
   expect_same_state(state, loaded);
   const FsRecord& back = loaded.at("dev-/dev/loop3-/srv/\xe9t\xe9");
   EXPECT_EQ(back.mount_point, "/srv/\xe9t\xe9");
-  EXPECT_EQ(back.last_result, "failed: /srv/\xe9t\xe9 is gone");
+  EXPECT_EQ(outcome_text(back.last_result), "failed: /srv/\xe9t\xe9 is gone");
   ASSERT_EQ(back.history.size(), 1u);
-  EXPECT_EQ(back.history.front().result, "failed: \xff");
+  EXPECT_EQ(back.history.front().result.text(), "failed: \xff");
   EXPECT_EQ(loaded.at("plain").mount_point, "/srv/back\\slash");
   EXPECT_THAT(read_text(store.path()), HasSubstr(R"(mount_point_escaped = "/srv/\\xe9t\\xe9")"));
   EXPECT_THAT(read_text(store.path()), HasSubstr(R"(mount_point = "/srv/back\\slash")"));
@@ -209,7 +212,7 @@ TEST_F(StateStoreTest, ReadsNamesAsFilesBeforeEscapingWroteThem) {
   const StateMap loaded = StateStore{root_}.load();
   ASSERT_EQ(loaded.count("j\xe9"), 1u);
   EXPECT_EQ(loaded.at("j\xe9").mount_point, "/srv/a\\xe9");  // plain key: taken literally
-  EXPECT_EQ(loaded.at("j\xe9").last_result, "success");
+  EXPECT_EQ(outcome_text(loaded.at("j\xe9").last_result), "success");
 }
 
 TEST_F(StateStoreTest, AnEscapedNameThatIsNoEscapeCountsAsCorrupt) {
@@ -450,11 +453,12 @@ TEST_F(StateStoreTest, RoundTripsLifetimeFiguresHistoryAndFirstSighting) {
   r.last_waited = std::chrono::seconds{52};
   r.pass_waited = std::chrono::seconds{9};
   for (int i = 0; i < 3; ++i)
-    trimd::add_history(r, trimd::PassHistoryEntry{trimd::from_usec(1700000000000000 + i),
-                                                  trimd::from_usec(1700000100000000 + i),
-                                                  std::chrono::seconds{i}, std::chrono::seconds{2},
-                                                  1000u + i, i == 1 ? "failed: \"x\"" : "success",
-                                                  static_cast<std::uint64_t>(i)});
+    trimd::add_history(
+        r, trimd::PassHistoryEntry{
+               trimd::from_usec(1700000000000000 + i), trimd::from_usec(1700000100000000 + i),
+               std::chrono::seconds{i}, std::chrono::seconds{2}, 1000u + i,
+               i == 1 ? PassOutcome{PassResult::Failed, "\"x\""} : PassOutcome{},
+               static_cast<std::uint64_t>(i)});
   StateStore store{root_};
   store.save({{"fs-1", r}});
   const auto loaded = store.load().at("fs-1");
@@ -470,7 +474,7 @@ TEST_F(StateStoreTest, RoundTripsLifetimeFiguresHistoryAndFirstSighting) {
 TEST_F(StateStoreTest, HistoryIsBoundedOldestDroppedFirst) {
   FsRecord r;
   for (std::uint64_t i = 0; i < trimd::kHistoryLength + 5; ++i)
-    trimd::add_history(r, trimd::PassHistoryEntry{{}, {}, {}, {}, i, "success", 0});
+    trimd::add_history(r, trimd::PassHistoryEntry{{}, {}, {}, {}, i, PassOutcome{}, 0});
   ASSERT_EQ(r.history.size(), trimd::kHistoryLength);
   EXPECT_EQ(r.history.front().bytes, 5u);
 }
