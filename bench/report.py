@@ -65,8 +65,12 @@ def header(results):
     out = [f"# trimd benchmark, {when}\n",
            f"{kind}; {took:.1f} min on {platform.node()} (kernel {platform.release()}, "
            f"{os.cpu_count()} CPUs).\n",
-           f"Slow-TRIM device: slowtrim, {p['latency_ms']:g} ms per discard + "
-           f"{p['per_mib_ms']:g} ms per MiB, no other I/O meanwhile; a loop device on it; backing "
+           f"Slow-TRIM device: slowtrim's {p.get('device_model', 'exclusive')} model, "
+           f"{p['latency_ms']:g} ms per discard + {p['per_mib_ms']:g} ms per MiB, "
+           + {"exclusive": "no other I/O meanwhile",
+              "queued": f"sharing a queue of {p.get('queue_depth', 32)} with other I/O",
+              "thin": "a thin-provisioned backend"}.get(p.get("device_model", "exclusive"), "")
+           + "; a loop device on it; backing "
            "files on tmpfs. Every configuration runs on its own `cp --sparse=always` twin of one "
            "template, mounted alone.\n",
            f"trimd: its compiled-in policy except `first_delay = \"0s\"`, "

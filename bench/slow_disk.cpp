@@ -73,8 +73,38 @@ void DrainLock::unlock() { pthread_rwlock_unlock(&rwlock_); }
 void DrainLock::lock_shared() { pthread_rwlock_rdlock(&rwlock_); }
 void DrainLock::unlock_shared() { pthread_rwlock_unlock(&rwlock_); }
 
-SlowDisk::SlowDisk(const std::string& backing_path, DiscardCost cost, FlushMode flush)
-    : cost_(cost), flush_(flush)
+const char* to_string(DeviceModel model)
+{
+    switch (model) {
+    case DeviceModel::exclusive:
+        return "exclusive";
+    case DeviceModel::queued:
+        return "queued";
+    case DeviceModel::thin:
+        return "thin";
+    }
+    return "?";
+}
+
+std::optional<DeviceModel> device_model_named(std::string_view name)
+{
+    for (auto model : {DeviceModel::exclusive, DeviceModel::queued, DeviceModel::thin})
+        if (name == to_string(model))
+            return model;
+    return std::nullopt;
+}
+
+DiscardCost thin_cost()
+{
+    // A thin pool unmaps a chunk in its metadata: tens of microseconds.
+    return DiscardCost{std::chrono::microseconds(50), std::chrono::nanoseconds(0)};
+}
+
+SlowDisk::SlowDisk(const std::string& backing_path, DiscardCost cost, FlushMode flush, DeviceShape shape)
+    : cost_(cost),
+      flush_(flush),
+      shape_(shape),
+      queue_(static_cast<std::ptrdiff_t>(std::clamp(shape.queue_depth, 1U, 4096U)))
 {
     fd_ = ::open(backing_path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0)
@@ -117,11 +147,20 @@ bool SlowDisk::fits(off_t offset, std::uint64_t length) const
     return offset >= 0 && start <= size_ && length <= size_ - start;
 }
 
-std::chrono::nanoseconds SlowDisk::lock_shared_timed()
+std::chrono::nanoseconds SlowDisk::io_begin()
 {
     auto start = Clock::now();
+    if (shape_.model == DeviceModel::queued)
+        queue_.acquire();
     drain_.lock_shared();
     return Clock::now() - start;
+}
+
+void SlowDisk::io_done()
+{
+    drain_.unlock_shared();
+    if (shape_.model == DeviceModel::queued)
+        queue_.release();
 }
 
 long SlowDisk::read(char* buf, std::size_t len, off_t offset)
@@ -131,10 +170,9 @@ long SlowDisk::read(char* buf, std::size_t len, off_t offset)
     if (static_cast<std::uint64_t>(offset) >= size_)
         return 0;
     len = static_cast<std::size_t>(std::min<std::uint64_t>(len, size_ - static_cast<std::uint64_t>(offset)));
-    auto waited = lock_shared_timed();
-    std::shared_lock lock(drain_, std::adopt_lock);
+    auto waited = io_begin();
     long n = transfer_fully(fd_, buf, len, offset, ::pread);
-    lock.unlock();
+    io_done();
     add(n < 0 ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
               : Counters{.reads = 1, .bytes_read = static_cast<std::uint64_t>(n), .io_wait_ns = to_ns(waited)});
     return n;
@@ -145,10 +183,9 @@ long SlowDisk::write(const char* buf, std::size_t len, off_t offset)
     // A disk does not grow: the backing file keeps the size it had.
     if (!fits(offset, len))
         return -ENOSPC;
-    auto waited = lock_shared_timed();
-    std::shared_lock lock(drain_, std::adopt_lock);
+    auto waited = io_begin();
     long n = transfer_fully(fd_, buf, len, offset, ::pwrite);
-    lock.unlock();
+    io_done();
     add(n < 0 ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
               : Counters{.writes = 1, .bytes_written = static_cast<std::uint64_t>(n), .io_wait_ns = to_ns(waited)});
     return n;
@@ -156,12 +193,11 @@ long SlowDisk::write(const char* buf, std::size_t len, off_t offset)
 
 int SlowDisk::sync(bool data_only)
 {
-    auto waited = lock_shared_timed();
-    std::shared_lock lock(drain_, std::adopt_lock);
+    auto waited = io_begin();
     int rc = 0;
     if (flush_ == FlushMode::sync_backing && (data_only ? ::fdatasync(fd_) : ::fsync(fd_)) != 0)
         rc = -errno;
-    lock.unlock();
+    io_done();
     add(Counters{.flushes = rc == 0 ? 1U : 0U, .io_wait_ns = to_ns(waited), .errors = rc == 0 ? 0U : 1U});
     return rc;
 }
@@ -192,43 +228,58 @@ std::uint64_t SlowDisk::allocated_bytes() const
     return ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : 0;
 }
 
-int SlowDisk::discard(off_t offset, off_t length)
+std::pair<int, std::uint64_t> SlowDisk::punch(off_t offset, off_t length)
 {
-    auto bytes = static_cast<std::uint64_t>(length);
-    std::unique_lock lock(drain_);
-    // From here on no read or write runs: the queue is drained.
-    auto start = Clock::now();
-    // Nothing else changes the allocation while we hold the lock, so the
-    // difference is exactly what this punch gave back.
+    // Nothing else changes the allocation while the drain lock is held, so
+    // the difference is exactly what this punch gave back.
     std::uint64_t before = allocated_bytes();
     int rc = ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) == 0 ? 0 : -errno;
     std::uint64_t after = allocated_bytes();
+    return {rc, before > after ? before - after : 0};
+}
+
+int SlowDisk::discard(off_t offset, off_t length)
+{
+    auto bytes = static_cast<std::uint64_t>(length);
+    const bool exclusive = shape_.model == DeviceModel::exclusive;
+    // Queued: one slot of the queue for the whole cost, beside other I/O.
+    if (shape_.model == DeviceModel::queued)
+        queue_.acquire();
+    // Exclusive: from here on no read or write runs, the queue is drained.
+    // The others hold the drain lock only for the punch itself.
+    drain_.lock();
+    auto start = Clock::now();
+    auto [rc, unmapped] = punch(offset, length);
     auto punched = Clock::now() - start;
+    if (!exclusive)
+        drain_.unlock();
     // Sleep out the rest of the cost: the real punch (0.3 ms typically, at
     // times 5 ms on this machine's ext4) is part of it, not added to it.
     std::this_thread::sleep_until(start + cost_.for_length(bytes));
     auto busy = Clock::now() - start;
-    // Counted before the lock opens, so that no snapshot shows I/O that
-    // waited for this discard without the discard.
-    if (rc != 0) {
+    // Counted before the device is free again, so that no snapshot shows
+    // I/O that waited for this discard without the discard.
+    if (rc != 0)
         add(Counters{.discard_ns = to_ns(busy), .punch_ns = to_ns(punched), .errors = 1});
-        return rc;
-    }
-    add(Counters{.discards = 1,
-                 .bytes_discarded = bytes,
-                 .bytes_unmapped = before > after ? before - after : 0,
-                 .discard_ns = to_ns(busy),
-                 .punch_ns = to_ns(punched)});
-    return 0;
+    else
+        add(Counters{.discards = 1,
+                     .bytes_discarded = bytes,
+                     .bytes_unmapped = unmapped,
+                     .discard_ns = to_ns(busy),
+                     .punch_ns = to_ns(punched)});
+    if (exclusive)
+        drain_.unlock();
+    if (shape_.model == DeviceModel::queued)
+        queue_.release();
+    return rc;
 }
 
 int SlowDisk::zero_range(int mode, off_t offset, off_t length)
 {
     // Write-zeroes is a write to the disk, not a TRIM: no drain, no delay.
-    auto waited = lock_shared_timed();
-    std::shared_lock lock(drain_, std::adopt_lock);
+    auto waited = io_begin();
     int rc = ::fallocate(fd_, mode, offset, length) == 0 ? 0 : -errno;
-    lock.unlock();
+    io_done();
     add(rc != 0 ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
                 : Counters{.zeroouts = 1, .bytes_zeroed = static_cast<std::uint64_t>(length),
                            .io_wait_ns = to_ns(waited)});

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <semaphore>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <pthread.h>
@@ -92,12 +95,36 @@ enum class FlushMode {
     sync_backing,
 };
 
+// How discards share the disk with other I/O (issue 18's three devices).
+enum class DeviceModel {
+    // SATA's non-queued TRIM: a discard drains the queue; nothing else runs
+    // while it does.
+    exclusive,
+    // NVMe's queued discard: discards and other I/O share `queue_depth`
+    // slots; a discard holds one for its whole cost, so I/O waits only when
+    // discards fill the queue.
+    queued,
+    // A thin-provisioned backend (LVM thin, a SAN): a discard is bookkeeping
+    // (cheap by default, see thin_cost), and the space it returns is what counts.
+    thin,
+};
+const char* to_string(DeviceModel model);
+std::optional<DeviceModel> device_model_named(std::string_view name);
+// The cost of a discard on a thin backend when none is given.
+DiscardCost thin_cost();
+
+struct DeviceShape {
+    DeviceModel model = DeviceModel::exclusive;
+    unsigned queue_depth = 32;  // queued only
+};
+
 // The disk. Methods return 0 or a byte count on success, -errno on error,
 // as FUSE handlers want.
 class SlowDisk {
 public:
     // Opens the backing file; throws std::system_error.
-    SlowDisk(const std::string& backing_path, DiscardCost cost, FlushMode flush = FlushMode::drain_only);
+    SlowDisk(const std::string& backing_path, DiscardCost cost, FlushMode flush = FlushMode::drain_only,
+             DeviceShape shape = {});
     ~SlowDisk();
     SlowDisk(const SlowDisk&) = delete;
     SlowDisk& operator=(const SlowDisk&) = delete;
@@ -105,6 +132,7 @@ public:
     std::uint64_t size() const { return size_; }
     const DiscardCost& cost() const { return cost_; }
     FlushMode flush_mode() const { return flush_; }
+    const DeviceShape& shape() const { return shape_; }
 
     int stat_backing(struct stat& st) const;
     int statfs(struct statvfs& st) const;
@@ -123,15 +151,22 @@ private:
     int preallocate(int mode, off_t offset, off_t length);
     std::uint64_t allocated_bytes() const;
     bool fits(off_t offset, std::uint64_t length) const;
-    // Takes the shared side of the drain lock and says how long that took.
-    std::chrono::nanoseconds lock_shared_timed();
+    // Takes the shared side of the drain lock (and, queued, a queue slot)
+    // and says how long that took; io_done() gives them back.
+    std::chrono::nanoseconds io_begin();
+    void io_done();
+    // A punch with the drain lock held, so that the allocation it gave back
+    // is exact: {rc, bytes unmapped}.
+    std::pair<int, std::uint64_t> punch(off_t offset, off_t length);
     void add(const Counters& delta);
 
     int fd_ = -1;
     std::uint64_t size_ = 0;
     DiscardCost cost_;
     FlushMode flush_;
+    DeviceShape shape_;
     DrainLock drain_;
+    std::counting_semaphore<4096> queue_;
     mutable std::mutex counters_mutex_;
     Counters counters_;
 };

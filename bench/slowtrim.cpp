@@ -3,9 +3,11 @@
 // A FUSE filesystem with one file, "disk", backed by a sparse file. Put a
 // loop device on it and the loop driver turns every discard into
 // fallocate(PUNCH_HOLE) on that file; slowtrim makes each one cost a fixed
-// latency plus a per-MiB time, during which no other I/O on the disk runs,
-// as with a non-queued SATA TRIM. Then it punches the hole for real, so the
-// space reclaimed shows in the backing file's allocation.
+// latency plus a per-MiB time. How that time weighs on other I/O is the
+// device model: exclusive (nothing else runs, SATA's non-queued TRIM),
+// queued (discards share a queue with other I/O, NVMe) or thin (a cheap
+// discard on a thin-provisioned backend). Then it punches the hole for
+// real, so the space reclaimed shows in the backing file's allocation.
 
 #include <fuse.h>
 
@@ -38,13 +40,18 @@ constexpr const char* usage_text = R"(Usage: slowtrim [options] BACKING_FILE MOU
 Mounts a FUSE filesystem at MOUNTPOINT holding one file, "disk", of the size
 of BACKING_FILE and backed by it. Attach a loop device to it:
   losetup --find --show --direct-io=off MOUNTPOINT/disk
-Each discard on that loop device sleeps while no other I/O proceeds, then
-punches the hole in BACKING_FILE. Runs in the foreground; SIGINT or SIGTERM
+Each discard on that loop device costs device time, then punches the hole in
+BACKING_FILE; what other I/O does meanwhile is the --model. Runs in the foreground; SIGINT or SIGTERM
 unmounts and exits, printing the counters as one line of key=value pairs.
 
 Options:
-  --discard-latency=MS   time every discard costs (default 2)
-  --per-mib=MS           added time per MiB discarded (default 0.1)
+  --model=MODEL          exclusive: no other I/O runs during a discard (SATA's
+                         non-queued TRIM; the default); queued: discards and
+                         other I/O share --queue-depth slots (NVMe); thin: a
+                         thin-provisioned backend, discards cheap (0.05 ms)
+  --queue-depth=N        slots of the queued model (default 32)
+  --discard-latency=MS   time every discard costs (default 2; thin 0.05)
+  --per-mib=MS           added time per MiB discarded (default 0.1; thin 0)
   --stats=FILE           write the counters as JSON to FILE (atomically) on
                          exit, on SIGUSR1 and every --stats-interval
   --stats-interval=SEC   period of those updates, 0 = none (default 1)
@@ -64,6 +71,8 @@ struct UsageError : std::runtime_error {
 
 struct Options {
     DiscardCost cost;
+    bool cost_given = false;
+    DeviceShape shape;
     std::string stats_path;
     std::chrono::milliseconds stats_interval{1000};
     FlushMode flush = FlushMode::drain_only;
@@ -134,8 +143,20 @@ Options parse_options(int argc, char** argv)
             // Always in the foreground, so that the harness can kill us.
         } else if (auto v = args.value_of(arg, "--discard-latency")) {
             opts.cost.latency = parse_milliseconds("--discard-latency", *v);
+            opts.cost_given = true;
         } else if (auto p = args.value_of(arg, "--per-mib")) {
             opts.cost.per_mib = parse_milliseconds("--per-mib", *p);
+            opts.cost_given = true;
+        } else if (auto m = args.value_of(arg, "--model")) {
+            auto model = device_model_named(*m);
+            if (!model)
+                throw UsageError("--model: want exclusive, queued or thin, not '" + *m + "'");
+            opts.shape.model = *model;
+        } else if (auto q = args.value_of(arg, "--queue-depth")) {
+            double depth = parse_non_negative("--queue-depth", *q);
+            if (depth < 1 || depth > 4096 || depth != std::floor(depth))
+                throw UsageError("--queue-depth: want a whole number from 1 to 4096");
+            opts.shape.queue_depth = static_cast<unsigned>(depth);
         } else if (auto s = args.value_of(arg, "--stats")) {
             opts.stats_path = *s;
         } else if (auto i = args.value_of(arg, "--stats-interval")) {
@@ -155,6 +176,8 @@ Options parse_options(int argc, char** argv)
         return opts;
     if (positional.size() != 2)
         throw UsageError("want BACKING_FILE and MOUNTPOINT");
+    if (opts.shape.model == DeviceModel::thin && !opts.cost_given)
+        opts.cost = thin_cost();
     opts.backing = positional[0];
     opts.mountpoint = positional[1];
     return opts;
@@ -304,9 +327,10 @@ int serve(SlowDisk& disk, const Options& opts)
         fuse_unmount(f.get());
         return 1;
     }
-    std::fprintf(stderr, "slowtrim: %s (%llu bytes) at %s%s, discard %.3f ms + %.3f ms/MiB\n",
+    std::fprintf(stderr, "slowtrim: %s (%llu bytes) at %s%s, %s, discard %.3f ms + %.3f ms/MiB\n",
                  opts.backing.c_str(), static_cast<unsigned long long>(disk.size()), opts.mountpoint.c_str(),
-                 disk_path, static_cast<double>(disk.cost().latency.count()) / 1e6,
+                 disk_path, to_string(disk.shape().model),
+                 static_cast<double>(disk.cost().latency.count()) / 1e6,
                  static_cast<double>(disk.cost().per_mib.count()) / 1e6);
 
     StatsReporter reporter(disk, opts.stats_path, opts.stats_interval);
@@ -348,7 +372,7 @@ int main(int argc, char** argv)
     // Before any thread exists, so that they all inherit the blocked signal.
     block_report_signal();
     try {
-        SlowDisk disk(opts.backing, opts.cost, opts.flush);
+        SlowDisk disk(opts.backing, opts.cost, opts.flush, opts.shape);
         return serve(disk, opts);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "slowtrim: %s\n", e.what());

@@ -16,6 +16,8 @@ class Params:
     probe_seconds: float          # W1: the probe after rm + sync
     latency_ms: float = 2.0       # slowtrim: each discard
     per_mib_ms: float = 0.1       # slowtrim: per MiB discarded
+    device_model: str = "exclusive"  # slowtrim --model
+    queue_depth: int = 32         # slowtrim --queue-depth (queued)
     idle_window: str = "30s"      # trimd daemon runs: trimd's default
     idle_window_s: float = 30.0
     sample_interval: str = "1s"
@@ -40,6 +42,14 @@ class Params:
     w4_image: int = 64 * MiB
     w4_freed: int = 8 * MiB       # deleted on each before the pass
     w4_idle_s: float = 120.0
+
+    def on_model(self, model):
+        """The same run on another of slowtrim's device models; a thin
+        backend's discard costs what slowtrim's thin model says."""
+        self.device_model = model
+        if model == "thin":
+            self.latency_ms, self.per_mib_ms = 0.05, 0.0
+        return self
 
     @classmethod
     def full(cls, probe_seconds=60.0, idle_seconds=120.0):
@@ -120,7 +130,8 @@ class Bench:
 
     def slow_disk(self, backing, tag):
         return disks.SlowDisk(self.slowtrim, backing, self.scratch("slow", tag),
-                              self.p.latency_ms, self.p.per_mib_ms)
+                              self.p.latency_ms, self.p.per_mib_ms,
+                              self.p.device_model, self.p.queue_depth)
 
     # --- checks
 

@@ -137,7 +137,8 @@ def plain_fs(image, mount_point, options=None):
 class SlowDisk:
     """A slowtrim instance over `backing`, and the loop device on its disk."""
 
-    def __init__(self, binary, backing, work_dir, latency_ms, per_mib_ms):
+    def __init__(self, binary, backing, work_dir, latency_ms, per_mib_ms, model="exclusive",
+                 queue_depth=32):
         self.binary = binary
         self.backing = backing
         self.fuse_dir = os.path.join(work_dir, "fuse")
@@ -145,6 +146,8 @@ class SlowDisk:
         self.log_path = os.path.join(work_dir, "slowtrim.log")
         self.latency_ms = latency_ms
         self.per_mib_ms = per_mib_ms
+        self.model = model
+        self.queue_depth = queue_depth
         self.proc = None
         self.dev = None
         self.final = None
@@ -172,7 +175,9 @@ class SlowDisk:
     @contextlib.contextmanager
     def attached(self):
         os.makedirs(self.fuse_dir, exist_ok=True)
-        self.proc = spawn(EMULATOR_NICE + [self.binary, f"--discard-latency={self.latency_ms}",
+        self.proc = spawn(EMULATOR_NICE + [self.binary, f"--model={self.model}",
+                           f"--queue-depth={self.queue_depth}",
+                           f"--discard-latency={self.latency_ms}",
                            f"--per-mib={self.per_mib_ms}", f"--stats={self.stats_path}",
                            "--stats-interval=1", self.backing, self.fuse_dir],
                           log_path=self.log_path, stdout_path=self.log_path + ".out")

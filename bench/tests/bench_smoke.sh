@@ -78,6 +78,18 @@ if [[ -n $charts ]]; then
 fi
 expect "nothing left mounted, attached or running" nothing_left
 
+# The other device models, briefly: W3 (an idle pass, fstrim beside it).
+for model in queued thin; do
+    "$bench/run" --quick --workloads W3 --model $model --build "$build" --out "$out/$model" \
+        >"$out/$model.log" 2>&1 || { tail -n 40 "$out/$model.log" >&2; fail "bench/run --model $model failed"; }
+    expect "the $model report names its model" grep -q "slowtrim's $model model" "$out/$model/report.md"
+    if grep "not measured" "$out/$model/report.md" >&2; then
+        fail "every $model target has a verdict"
+    fi
+    expect "no $model harness check failed" lacks FAILED "$out/$model/report.md"
+done
+expect "nothing left mounted, attached or running after the models" nothing_left
+
 # Ctrl-C in the middle of a configuration (slowtrim and a filesystem up).
 "$bench/run" --quick --workloads W2 --build "$build" --out "$out/int" >"$out/int.log" 2>&1 &
 bench_pid=$!

@@ -47,6 +47,14 @@ protected:
         return static_cast<std::uint64_t>(st.st_blocks) * 512;
     }
 
+    // Until the backing file holds `bytes` (a punch done), or 10 s.
+    bool wait_for_allocation(std::uint64_t bytes) const
+    {
+        for (int i = 0; i < 10000 && allocated() != bytes; ++i)
+            std::this_thread::sleep_for(1ms);
+        return allocated() == bytes;
+    }
+
     static void fill(SlowDisk& disk, off_t offset, std::size_t len)
     {
         std::vector<char> data(len, 'x');
@@ -145,6 +153,60 @@ TEST_F(ASlowDisk, StallsAReadWhileADiscardRuns)
     EXPECT_EQ(disk.counters().discards, 1U) << "the read ran before the discard ended";
     discard.join();
     EXPECT_GE(disk.counters().io_wait_ns, 50'000'000U);
+}
+
+TEST_F(ASlowDisk, QueuedLetsAReadPassADiscardInFlight)
+{
+    SlowDisk disk(backing_.string(), DiscardCost{.latency = 2s, .per_mib = 0ms}, FlushMode::sync_backing,
+                  DeviceShape{DeviceModel::queued, 4});
+    fill(disk, 0, 4096);
+    ASSERT_EQ(disk.sync(false), 0);
+    std::thread discard([&] { disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096); });
+    // The punch comes first, then the discard's cost: in flight from here.
+    ASSERT_TRUE(wait_for_allocation(0)) << "the discard never started";
+    char byte;
+    ASSERT_EQ(disk.read(&byte, 1, static_cast<off_t>(mib)), 1);
+    EXPECT_EQ(disk.counters().discards, 0U) << "the read waited for the discard";
+    discard.join();
+    EXPECT_EQ(disk.counters().discards, 1U);
+}
+
+TEST_F(ASlowDisk, QueuedStallsAReadOnlyWhenDiscardsFillTheQueue)
+{
+    SlowDisk disk(backing_.string(), DiscardCost{.latency = 300ms, .per_mib = 0ms}, FlushMode::sync_backing,
+                  DeviceShape{DeviceModel::queued, 2});
+    fill(disk, 0, 2 * 4096);
+    ASSERT_EQ(disk.sync(false), 0);
+    std::vector<std::thread> discards;
+    for (off_t i = 0; i < 2; ++i)
+        discards.emplace_back(
+            [&, i] { disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, i * 4096, 4096); });
+    ASSERT_TRUE(wait_for_allocation(0)) << "the discards never started";
+    char byte;
+    ASSERT_EQ(disk.read(&byte, 1, static_cast<off_t>(mib)), 1);
+    EXPECT_GE(disk.counters().discards, 1U) << "the read ran with the queue full of discards";
+    for (auto& t : discards)
+        t.join();
+}
+
+TEST_F(ASlowDisk, ThinDiscardsCostLittleAndStillReturnTheSpace)
+{
+    SlowDisk disk(backing_.string(), thin_cost(), FlushMode::sync_backing, DeviceShape{DeviceModel::thin});
+    std::string block(4096, 'x');
+    ASSERT_EQ(disk.write(block.data(), block.size(), 0), 4096);
+    ASSERT_EQ(disk.sync(false), 0);
+    ASSERT_EQ(disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096), 0);
+    Counters c = disk.counters();
+    EXPECT_EQ(c.discards, 1U);
+    EXPECT_EQ(c.bytes_unmapped, 4096U);
+    EXPECT_LT(c.discard_ns, c.discards * 2'000'000U) << "a thin discard cost as much as a SATA TRIM";
+}
+
+TEST(DeviceModels, AreNamedForTheCommandLine)
+{
+    for (auto model : {DeviceModel::exclusive, DeviceModel::queued, DeviceModel::thin})
+        EXPECT_EQ(device_model_named(to_string(model)), model);
+    EXPECT_EQ(device_model_named("nvme"), std::nullopt);
 }
 
 TEST_F(ASlowDisk, CountsZeroRangesAsWritesNotDiscards)

@@ -8,10 +8,18 @@ namespace trimd {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, FsKind>, 13> kNames = {{
-    {"ext2", FsKind::Ext2},   {"ext3", FsKind::Ext3},   {"ext4", FsKind::Ext4},
-    {"xfs", FsKind::Xfs},     {"btrfs", FsKind::Btrfs}, {"f2fs", FsKind::F2fs},
-    {"vfat", FsKind::Vfat},   {"exfat", FsKind::Exfat}, {"ntfs3", FsKind::Ntfs3},
-    {"jfs", FsKind::Jfs},     {"gfs2", FsKind::Gfs2},   {"ocfs2", FsKind::Ocfs2},
+    {"ext2", FsKind::Ext2},
+    {"ext3", FsKind::Ext3},
+    {"ext4", FsKind::Ext4},
+    {"xfs", FsKind::Xfs},
+    {"btrfs", FsKind::Btrfs},
+    {"f2fs", FsKind::F2fs},
+    {"vfat", FsKind::Vfat},
+    {"exfat", FsKind::Exfat},
+    {"ntfs3", FsKind::Ntfs3},
+    {"jfs", FsKind::Jfs},
+    {"gfs2", FsKind::Gfs2},
+    {"ocfs2", FsKind::Ocfs2},
     {"nilfs2", FsKind::Nilfs2},
 }};
 

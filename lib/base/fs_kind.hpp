@@ -7,7 +7,19 @@
 namespace trimd {
 
 enum class FsKind {
-  Ext2, Ext3, Ext4, Xfs, Btrfs, F2fs, Vfat, Exfat, Ntfs3, Jfs, Gfs2, Ocfs2, Nilfs2,
+  Ext2,
+  Ext3,
+  Ext4,
+  Xfs,
+  Btrfs,
+  F2fs,
+  Vfat,
+  Exfat,
+  Ntfs3,
+  Jfs,
+  Gfs2,
+  Ocfs2,
+  Nilfs2,
   Other,  // anything else: trimmed with one whole-range call if at all
 };
 

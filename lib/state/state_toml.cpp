@@ -202,17 +202,11 @@ class RecordReader {
                 "a pass result (success, failed: ..., cancelled, unsupported, interrupted: ...)");
   }
   std::vector<std::string> strings(std::string_view key) const {
-    std::vector<std::string> out;
-    const toml::node* node = table_.get(key);
-    if (!node) return out;
-    const auto* array = node->as_array();
-    if (!array) throw wrong(key, "an array of strings");
-    for (const auto& element : *array) {
-      const auto* s = element.as_string();
-      if (!s) throw wrong(key, "an array of strings");
-      out.push_back(s->get());
-    }
-    return out;
+    return array<std::string>(key, "an array of strings",
+                              [](const toml::node& element) -> std::optional<std::string> {
+                                if (const auto* s = element.as_string()) return s->get();
+                                return std::nullopt;
+                              });
   }
   TakeoverOrigin takeover_origin(std::string_view key) const {
     const auto text = string(key);
@@ -226,20 +220,31 @@ class RecordReader {
   }
   // The tables of an array (none when absent).
   std::vector<const toml::table*> tables(std::string_view key) const {
-    std::vector<const toml::table*> out;
-    const toml::node* node = table_.get(key);
-    if (!node) return out;
-    const auto* array = node->as_array();
-    if (!array) throw wrong(key, "an array");
-    for (const auto& element : *array) {
-      const auto* table = element.as_table();
-      if (!table) throw wrong(key, "an array of tables");
-      out.push_back(table);
-    }
-    return out;
+    return array<const toml::table*>(
+        key, "an array of tables",
+        [](const toml::node& element) -> std::optional<const toml::table*> {
+          if (const auto* table = element.as_table()) return table;
+          return std::nullopt;
+        });
   }
 
  private:
+  // Each element of the array at `key` read by `read`, which answers
+  // nothing (or null) for an element of the wrong type.
+  template <typename T, typename Read>
+  std::vector<T> array(std::string_view key, std::string_view expected, Read read) const {
+    std::vector<T> out;
+    const toml::node* node = table_.get(key);
+    if (!node) return out;
+    const auto* elements = node->as_array();
+    if (!elements) throw wrong(key, expected);
+    for (const auto& element : *elements) {
+      auto value = read(element);
+      if (!value) throw wrong(key, expected);
+      out.push_back(*value);
+    }
+    return out;
+  }
   std::runtime_error wrong(std::string_view key, std::string_view expected) const {
     return std::runtime_error(fmt::format("[\"{}\"] {}: expected {}", id_, key, expected));
   }

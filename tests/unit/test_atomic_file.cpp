@@ -15,30 +15,18 @@
 
 #include "atomic_file.hpp"
 #include "fifo_guard.hpp"
+#include "file_test_kit.hpp"
 
 namespace fs = std::filesystem;
 using trimd::TempFileKind;
+using trimd::test::read_text;
 
 namespace {
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class AtomicFile : public testing::TestWithParam<TempFileKind> {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "trimd-atomic-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);  // like a collector's directory
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   void replace(const fs::path& file, const std::string& text) {
     trimd::replace_file_atomically(file, text, 0644, GetParam());
@@ -47,7 +35,8 @@ class AtomicFile : public testing::TestWithParam<TempFileKind> {
     return static_cast<std::size_t>(
         std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
   }
-  fs::path dir_;
+  trimd::test::ScratchDir scratch_{"trimd-atomic"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 }  // namespace

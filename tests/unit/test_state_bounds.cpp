@@ -18,10 +18,12 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "file_test_kit.hpp"
 #include "state_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace trimd;
+using trimd::test::expect_same_record;
 
 namespace {
 
@@ -74,46 +76,21 @@ FsRecord full_record(std::size_t n, const std::string& mount_point) {
   return r;
 }
 
-void expect_same_record(const FsRecord& a, const FsRecord& b) {
-  EXPECT_EQ(a.mount_point, b.mount_point);
-  EXPECT_EQ(a.last_start, b.last_start);
-  EXPECT_EQ(a.last_end, b.last_end);
-  EXPECT_EQ(a.last_result, b.last_result);
-  EXPECT_EQ(a.last_bytes, b.last_bytes);
-  EXPECT_EQ(a.cursor, b.cursor);
-  EXPECT_EQ(a.pass_start, b.pass_start);
-  EXPECT_EQ(a.pass_bytes, b.pass_bytes);
-  EXPECT_EQ(a.pass_waited, b.pass_waited);
-  EXPECT_EQ(a.last_trimming, b.last_trimming);
-  EXPECT_EQ(a.last_waited, b.last_waited);
-  EXPECT_EQ(a.lifetime, b.lifetime);
-  EXPECT_EQ(a.history, b.history);
-  EXPECT_EQ(a.first_seen, b.first_seen);
-  EXPECT_EQ(a.last_seen, b.last_seen);
-  EXPECT_EQ(a.taken_over, b.taken_over);
-}
-
 class StateBoundsTest : public testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "trimd-bounds-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
     logger_ = std::make_shared<spdlog::logger>(
         "test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_));
     logger_->set_pattern("%l");
     previous_logger_ = spdlog::default_logger();
     spdlog::set_default_logger(logger_);
   }
-  void TearDown() override {
-    spdlog::set_default_logger(previous_logger_);
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
+  void TearDown() override { spdlog::set_default_logger(previous_logger_); }
 
   std::uintmax_t file_size() const { return fs::file_size(root_ / "state.toml"); }
 
-  fs::path root_;
+  trimd::test::ScratchDir scratch_{"trimd-bounds"};
+  const fs::path& root_ = scratch_.path();
   std::ostringstream log_;
   std::shared_ptr<spdlog::logger> logger_;
   std::shared_ptr<spdlog::logger> previous_logger_;

@@ -9,25 +9,18 @@
 #include <sstream>
 #include <string>
 
+#include "file_test_kit.hpp"
 #include "state_store.hpp"
 
 namespace {
 
 using trimd::PassOutcome;
 using trimd::PassResult;
+using trimd::test::read_text;
 
 const std::string kOldFile = std::string(TRIMD_TEST_DATA) + "/state-1caa747.toml";
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-trimd::StateMap load_old_file() {
-  return trimd::parse_state(read_text(kOldFile), kOldFile);
-}
+trimd::StateMap load_old_file() { return trimd::parse_state(read_text(kOldFile), kOldFile); }
 
 TEST(StateCompat, AFileOf1caa747LoadsEveryRecord) {
   const auto state = load_old_file();
@@ -48,7 +41,8 @@ TEST(StateCompat, EveryResultText1caa747WroteReadsAsItsType) {
                                   {PassResult::Unsupported, {}},
                                   {PassResult::Interrupted, "/srv/d was unmounted"}};
   for (int i = 0; i < 5; ++i) {
-    const auto& record = state.at("uuid-" + std::to_string(i) + "-dev-/dev/loop" + std::to_string(i));
+    const auto& record =
+        state.at("uuid-" + std::to_string(i) + "-dev-/dev/loop" + std::to_string(i));
     EXPECT_EQ(record.last_result, expected[i]) << "record " << i;
     ASSERT_EQ(record.history.size(), 5u);
     for (int h = 0; h < 5; ++h) EXPECT_EQ(record.history[h].result, expected[h]) << i << "/" << h;
@@ -63,9 +57,8 @@ TEST(StateCompat, AnEmptyResultOf1caa747MeansNeverTrimmed) {
 
 TEST(StateCompat, ResultsAreWrittenAgainInTheTextOf1caa747) {
   const auto state = load_old_file();
-  const auto dir = std::filesystem::path(::testing::TempDir()) / "state-compat";
-  std::filesystem::remove_all(dir);
-  trimd::StateStore store{dir};
+  const trimd::test::ScratchDir dir{"trimd-compat"};
+  trimd::StateStore store{dir.path()};
   store.save(state);
   const std::string written = read_text(store.path());
   for (const char* text : {"\"success\"", "\"failed: Input/output error\"", "\"cancelled\"",
@@ -73,8 +66,7 @@ TEST(StateCompat, ResultsAreWrittenAgainInTheTextOf1caa747) {
     EXPECT_THAT(written, testing::HasSubstr("last_result = " + std::string(text)));
     EXPECT_THAT(written, testing::HasSubstr("result = " + std::string(text) + ","));
   }
-  EXPECT_EQ(store.load(), state);
-  std::filesystem::remove_all(dir);
+  trimd::test::expect_same_state(state, store.load());
 }
 
 TEST(StateCompat, AResultTextTrimdNeverWroteMakesTheFileCorrupt) {

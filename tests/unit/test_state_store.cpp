@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fifo_guard.hpp"
+#include "file_test_kit.hpp"
 #include "regular_file.hpp"
 #include "state_store.hpp"
 
@@ -31,17 +32,13 @@ using trimd::PassOutcome;
 using trimd::PassResult;
 using trimd::StateMap;
 using trimd::StateStore;
+using trimd::test::expect_same_record;
+using trimd::test::expect_same_state;
+using trimd::test::read_text;
+using trimd::test::write_text;
 
 namespace {
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in{file};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& file, const std::string& text) { std::ofstream{file} << text; }
 
 FsRecord complete_record() {
   FsRecord r;
@@ -55,28 +52,6 @@ FsRecord complete_record() {
   r.mount_point = "/srv/vm images";
   r.last_seen = trimd::from_usec(1700200000000000);
   return r;
-}
-
-void expect_same_record(const FsRecord& a, const FsRecord& b) {
-  EXPECT_EQ(a.last_start, b.last_start);
-  EXPECT_EQ(a.last_end, b.last_end);
-  EXPECT_EQ(a.last_result, b.last_result);
-  EXPECT_EQ(a.last_bytes, b.last_bytes);
-  EXPECT_EQ(a.cursor, b.cursor);
-  EXPECT_EQ(a.pass_start, b.pass_start);
-  EXPECT_EQ(a.pass_bytes, b.pass_bytes);
-  EXPECT_EQ(a.mount_point, b.mount_point);
-  EXPECT_EQ(a.last_seen, b.last_seen);
-  EXPECT_EQ(a.taken_over, b.taken_over);
-}
-
-void expect_same_state(const StateMap& a, const StateMap& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (const auto& [id, record] : a) {
-    SCOPED_TRACE(id);
-    ASSERT_EQ(b.count(id), 1u);
-    expect_same_record(record, b.at(id));
-  }
 }
 
 // Counts the warnings logged: a person learns that something happened;
@@ -98,19 +73,12 @@ class WarningCounter final : public spdlog::sinks::base_sink<std::mutex> {
 class StateStoreTest : public testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "trimd-state-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
     // Count warnings to check that a person learns what happened.
     logger_ = std::make_shared<spdlog::logger>("test", warnings_);
     previous_logger_ = spdlog::default_logger();
     spdlog::set_default_logger(logger_);
   }
-  void TearDown() override {
-    spdlog::set_default_logger(previous_logger_);
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
+  void TearDown() override { spdlog::set_default_logger(previous_logger_); }
 
   std::vector<fs::path> files_in(const fs::path& dir) const {
     std::vector<fs::path> names;
@@ -136,7 +104,8 @@ class StateStoreTest : public testing::Test {
     for (const auto& f : files) fs::remove(root_ / f);
   }
 
-  fs::path root_;
+  trimd::test::ScratchDir scratch_{"trimd-state"};
+  const fs::path& root_ = scratch_.path();
   std::shared_ptr<WarningCounter> warnings_ = std::make_shared<WarningCounter>();
   std::shared_ptr<spdlog::logger> logger_;
   std::shared_ptr<spdlog::logger> previous_logger_;
