@@ -53,7 +53,8 @@ def table(header, rows):
 
 
 def verdict(met):
-    return {True: "**met**", False: "**missed**", None: "not measured"}[met]
+    return {True: "**met**", False: "**missed**", "noise": "**noise**",
+            None: "not measured"}[met]
 
 
 def header(results):
@@ -94,7 +95,12 @@ def header(results):
 def targets_section(results):
     rows = [[t["workload"], t["what"], t["value"], t["limit"], verdict(t["met"]), t["why"]]
             for t in all_targets(results)]
-    return "## Targets\n\n" + table(["", "target", "measured", "limit", "", "note"], rows)
+    return ("## Targets\n\n"
+            "A repeated ratio is the median of the paired ratios (each run beside its baseline) "
+            "with its bootstrap 95% interval in brackets: **met** when the whole interval is "
+            "within the limit, **missed** when it is all beyond, **noise** when it straddles "
+            "the limit (this machine cannot tell).\n\n"
+            + table(["", "target", "measured", "limit", "", "note"], rows))
 
 
 def w1_section(w1, charts, _small_chunk, latency_ms):

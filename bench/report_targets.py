@@ -1,9 +1,12 @@
 """The targets from the issue, judged on a run's results.
 
 Each target is a dict: workload, what, value (text), limit (text), met
-(True, False, or None when the run could not measure it), why (a note).
+(True, False, "noise" when the interval of a repeated ratio straddles the
+limit, or None when the run could not measure it), why (a note).
 """
 import statistics
+
+from lib import ratios
 
 ALLOC_TOLERANCE = 0.01  # "trimd reclaims as much as fstrim": allocation within 1%
 W1_RM_SYNC_LIMIT = 1.10
@@ -48,8 +51,7 @@ def w1_targets(w1, params):
             continue
         r, value, why = rm_sync_ratio(tr, base)
         out.append(target("W1", f"{fs}: rm + sync with trimd vs no discard", value,
-                          f"≤ {W1_RM_SYNC_LIMIT:.2f}×",
-                          None if r is None else r <= W1_RM_SYNC_LIMIT, why))
+                          f"≤ {W1_RM_SYNC_LIMIT:.2f}×", rm_sync_verdict(tr, base, r), why))
         out.append(w1_reclaim_target(fs, tr, params))
         out.append(w1_alloc_target(fs, tr, data))
     return out
@@ -65,7 +67,7 @@ def w1_takeover_targets(w1, params):
         r, value, why = rm_sync_ratio(tk, base)
         out.append(target("W1", f"{fs}: rm + sync mounted with discard, taken over by trimd, vs "
                           "no discard", value,
-                          f"≤ {W1_RM_SYNC_LIMIT:.2f}×", None if r is None else r <= W1_RM_SYNC_LIMIT,
+                          f"≤ {W1_RM_SYNC_LIMIT:.2f}×", rm_sync_verdict(tk, base, r),
                           why + "; superblock options " + " → ".join(
                               ",".join(tk.get("mount_options", {}).get(k, []))
                               for k in ("before", "after"))))
@@ -89,17 +91,36 @@ def rm_sync(config):
     return config.get("rm_sync_median", config["rm_sync_s"])
 
 
+def paired_trials(config, base):
+    """The rm + sync ratios trial by trial, when both ran repeated twins."""
+    trials, base_trials = config.get("rm_sync_trials", []), base.get("rm_sync_trials", [])
+    if len(trials) > 1 and len(trials) == len(base_trials) and all(base_trials):
+        return ratios.paired(trials, base_trials)
+    return None
+
+
+def rm_sync_verdict(config, base, r):
+    """Met, missed or noise by the paired ratios' interval; one twin each
+    can only be compared as it is."""
+    paired = paired_trials(config, base)
+    if paired:
+        _, low, high = ratios.median_interval(paired)
+        return ratios.judge(low, high, W1_RM_SYNC_LIMIT)
+    return None if r is None else r <= W1_RM_SYNC_LIMIT
+
+
 def rm_sync_ratio(config, base):
     """rm + sync of `config` against no discard: with repeated twins, the
     median of the ratios trial by trial (trial i of each ran back to back,
     so a burst of other load hits both alike; one rm + sync varies by up
-    to 1.4x twin to twin here). Returns (ratio, value text, note)."""
+    to 1.4x twin to twin here), with its bootstrap 95% interval. Returns
+    (ratio, value text, note)."""
     t, b = rm_sync(config), rm_sync(base)
-    trials, base_trials = config.get("rm_sync_trials", []), base.get("rm_sync_trials", [])
-    if len(trials) > 1 and len(trials) == len(base_trials) and all(base_trials):
-        r = statistics.median(a / c for a, c in zip(trials, base_trials))
-        return r, f"{x(r)} (medians {t:.2f} vs {b:.2f} s)", \
-            f"median of {len(trials)} ratios, twin by twin"
+    paired = paired_trials(config, base)
+    if paired:
+        r, low, high = ratios.median_interval(paired)
+        return r, f"{x(r)} [{low:.2f}–{high:.2f}] (medians {t:.2f} vs {b:.2f} s)", \
+            f"median of {len(paired)} ratios, twin by twin, 95% interval"
     r = ratio(t, b)
     return r, f"{x(r)} ({t:.2f} vs {b:.2f} s)", "one twin each"
 

@@ -10,6 +10,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import report_targets  # noqa: E402
 from lib import disks  # noqa: E402
+from lib import ratios  # noqa: E402
 from workloads import w1_delete_storm as w1  # noqa: E402
 
 LIMITS = (20, 1024 * 1024, 0.05)  # trimd's default idle limits
@@ -44,6 +45,35 @@ class RmSyncRatio(unittest.TestCase):
         self.assertAlmostEqual(r, 1.5)
         self.assertIn("1.50×", value)
         self.assertEqual(why, "one twin each")
+
+
+class HonestRatios(unittest.TestCase):
+    def test_pairs_each_run_with_the_baseline_beside_it(self):
+        self.assertEqual(ratios.paired([2.0, 3.0, 1.0], [1.0, 3.0, 0.0]), [2.0, 1.0])
+
+    def test_the_interval_holds_the_median_and_narrows_with_agreeing_pairs(self):
+        r, low, high = ratios.median_interval([1.0, 1.02, 0.98, 1.01, 0.99])
+        self.assertAlmostEqual(r, 1.0)
+        self.assertLessEqual(low, r)
+        self.assertGreaterEqual(high, r)
+        _, wide_low, wide_high = ratios.median_interval([0.5, 1.0, 1.5, 0.7, 1.3])
+        self.assertGreater(wide_high - wide_low, high - low)
+
+    def test_the_same_ratios_give_the_same_interval(self):
+        data = [1.1, 0.9, 1.3, 1.0, 1.2, 0.95]
+        self.assertEqual(ratios.median_interval(data), ratios.median_interval(data))
+
+    def test_met_missed_or_noise_by_where_the_interval_lies(self):
+        self.assertIs(ratios.judge(0.9, 1.05, 1.10), True)
+        self.assertIs(ratios.judge(1.2, 1.4, 1.10), False)
+        self.assertEqual(ratios.judge(1.0, 1.3, 1.10), "noise")
+
+    def test_a_w1_target_straddling_its_limit_is_called_noise(self):
+        base = {"rm_sync_s": 1.0, "rm_sync_trials": [1.0] * 5}
+        other = {"rm_sync_s": 1.1, "rm_sync_trials": [0.9, 1.0, 1.1, 1.2, 1.3]}
+        r, value, _ = report_targets.rm_sync_ratio(other, base)
+        self.assertIn("[", value)
+        self.assertEqual(report_targets.rm_sync_verdict(other, base, r), "noise")
 
 
 class LastBusy(unittest.TestCase):
