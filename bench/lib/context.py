@@ -37,6 +37,7 @@ class Params:
     w2_load_s: float = 40.0
     w2_lead_s: float = 5.0        # load runs this long before a trim starts
     w2_reactions: int = 30        # single writes into chunks in flight
+    w2_repeats: int = 5           # rounds of no trim / trimd configurations, ABAB...
     w3_fs: tuple = ("ext4", "xfs")
     w4_count: int = 32
     w4_image: int = 64 * MiB
@@ -62,7 +63,7 @@ class Params:
                    sample_interval="250ms", sample_interval_s=0.25, once_idle_window="1s",
                    small_chunk="16MiB",
                    w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB, "btrfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2,
-                   w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2,
+                   w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2, w2_repeats=2,
                    w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds)
 
 

@@ -76,6 +76,24 @@ class HonestRatios(unittest.TestCase):
         self.assertEqual(report_targets.rm_sync_verdict(other, base, r), "noise")
 
 
+class W2Rounds(unittest.TestCase):
+    @staticmethod
+    def w2(trimd_p99s, notrim_p99s):
+        probe = {"probe": {"write": {"p99": 1.0}}}
+        return {"configs": {"notrim": probe, "trimd": probe},
+                "p99_rounds": {"notrim": notrim_p99s, "trimd": trimd_p99s}}
+
+    def test_the_p99_target_is_the_median_of_ratios_round_by_round(self):
+        targets = report_targets.w2_targets(self.w2([1.0, 1.1, 5.0], [1.0, 1.0, 5.0]))
+        self.assertEqual(len(targets), 1)
+        self.assertTrue(targets[0]["value"].startswith("1.00×"), targets[0]["value"])
+        self.assertIn("median of 3 rounds", targets[0]["why"])
+
+    def test_rounds_far_beyond_the_limit_miss_it(self):
+        targets = report_targets.w2_targets(self.w2([3.0, 3.1, 2.9], [1.0, 1.0, 1.0]))
+        self.assertIs(targets[0]["met"], False)
+
+
 class LastBusy(unittest.TestCase):
     def test_finds_the_last_second_above_trimds_limits(self):
         busy = disks.last_busy(series(busy_until=5.0, end=20.0), 20.0, *LIMITS)
