@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import report_charts  # noqa: E402
+import report_fio  # noqa: E402
 from report_targets import all_targets, percentile, ratio, rm_sync, x  # noqa: E402
 
 MiB = 2**20
@@ -322,7 +323,8 @@ NOTES = """## Notes
   median, the W1 targets the median of the ratios twin by twin.
 """
 
-SECTIONS = {"W1": w1_section, "W2": w2_section, "W3": w3_section, "W4": w4_section}
+SECTIONS = {"W1": w1_section, "W2": w2_section, "W3": w3_section, "W4": w4_section,
+            "FIO": report_fio.fio_section}
 
 
 def write(results, out_dir):

@@ -22,7 +22,7 @@ test_packages="
   libgtest-dev libgmock-dev
   util-linux mount e2fsprogs xfsprogs btrfs-progs
   dbus udev systemd
-  libfuse3-dev fuse3 python3 python3-matplotlib
+  libfuse3-dev fuse3 python3 python3-matplotlib fio
   debhelper dpkg-dev lintian debootstrap systemd-container
   rpm bash-completion ccache fdisk clang-format
   clang libclang-rt-14-dev

@@ -39,6 +39,14 @@ class Params:
     w2_reactions: int = 30        # single writes into chunks in flight
     w2_repeats: int = 5           # rounds of no trim / trimd configurations, ABAB...
     w3_fs: tuple = ("ext4", "xfs")
+    fio_fs: tuple = ("ext4", "btrfs")
+    fio_jobs: tuple = ("qd1-randwrite-fsync", "qd32-randread", "qd8-randrw-70-30")
+    fio_rounds: int = 5           # peers taking turns, the baseline first in each round
+    fio_seconds: float = 15.0
+    fio_lead_s: float = 3.0       # fio runs this long before the delete storm
+    fio_image: int = 2 * GiB
+    fio_pairs: int = 10000        # small files deleted in the storm; as many kept
+    fio_file_mib: int = 256
     w4_count: int = 32
     w4_image: int = 64 * MiB
     w4_freed: int = 8 * MiB       # deleted on each before the pass
@@ -64,6 +72,9 @@ class Params:
                    small_chunk="16MiB",
                    w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB, "btrfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2,
                    w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2, w2_repeats=2,
+                   fio_fs=("btrfs",), fio_jobs=("qd1-randwrite-fsync",), fio_rounds=1,
+                   fio_seconds=2.0,
+                   fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,
                    w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds)
 
 

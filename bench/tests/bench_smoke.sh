@@ -14,7 +14,7 @@ bench=$(cd "$(dirname "$0")/.." && pwd)
 smoke_name=bench_smoke
 # shellcheck source=bench/tests/smoke_lib.sh
 source "$(dirname "$0")/smoke_lib.sh"
-require_capabilities losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3
+require_capabilities losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3 fio
 for binary in daemon/trimd bench/slowtrim; do
     [[ -x $build/$binary ]] || fail "no $build/$binary (build the trimd and slowtrim targets)"
 done
@@ -60,7 +60,7 @@ fi
 report=$out/full/report.md
 expect "report.md written" test -s "$report"
 for section in "## Targets" "## W1: delete storm" "## W2: trim under load" \
-    "## W3: idle throughput" "## W4: footprint" "## Harness checks"; do
+    "## W3: idle throughput" "## W4: footprint" "## FIO: real foregrounds" "## Harness checks"; do
     expect "report has '$section'" grep -qF "$section" "$report"
 done
 if grep "not measured" "$report" >&2; then  # the lines above say which and why

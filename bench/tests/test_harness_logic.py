@@ -8,6 +8,7 @@ import unittest
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+import report_fio  # noqa: E402
 import report_targets  # noqa: E402
 from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
@@ -92,6 +93,33 @@ class W2Rounds(unittest.TestCase):
     def test_rounds_far_beyond_the_limit_miss_it(self):
         targets = report_targets.w2_targets(self.w2([3.0, 3.1, 2.9], [1.0, 1.0, 1.0]))
         self.assertIs(targets[0]["met"], False)
+
+
+class FioTable(unittest.TestCase):
+    @staticmethod
+    def run_(p99, iops, discards=0):
+        return {"fio": {"write": {"p50": 0.1, "p99": p99, "p99.9": p99 * 2, "iops": iops}},
+                "discards_during": discards, "alloc_end": 2**20}
+
+    def test_a_peer_is_compared_with_the_no_trim_run_of_its_own_round(self):
+        runs = {"notrim": [self.run_(1.0, 100), self.run_(4.0, 100)],
+                "discard": [self.run_(2.0, 50, 300), self.run_(8.0, 50, 310)]}
+        table = report_fio.job_table("qd1", runs, "notrim")
+        discard_row = next(line for line in table.splitlines() if line.startswith("| discard"))
+        self.assertIn("2.00× [2.00–2.00]", discard_row)  # p99 doubled in both rounds
+        self.assertIn("0.50×", discard_row)               # IOPS halved
+        self.assertIn("| 305 |", discard_row)             # median discards during the job
+
+    def test_fio_json_reads_as_milliseconds_and_iops(self):
+        from workloads import fio_foregrounds as fio
+        pct = {"50.000000": 1_000_000, "99.000000": 5_000_000, "99.900000": 9_000_000}
+        got = fio.summary({"jobs": [{"write": {"total_ios": 10, "iops": 42.5,
+                                               "clat_ns": {"percentile": pct}},
+                                     "read": {"total_ios": 0},
+                                     "sync": {"total_ios": 10, "lat_ns": {"percentile": pct}}}]})
+        self.assertEqual(got["write"], {"iops": 42.5, "p50": 1.0, "p99": 5.0, "p99.9": 9.0})
+        self.assertNotIn("read", got)
+        self.assertEqual(got["fsync"]["p99.9"], 9.0)
 
 
 class LastBusy(unittest.TestCase):
