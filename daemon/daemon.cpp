@@ -86,6 +86,13 @@ void Daemon::on_signal() {
   }
 }
 
+void warn_fleet_not_acted_on(const Config& config) {
+  if (config.fleet)
+    spdlog::warn(
+        "[fleet] is checked but not acted on by this trimd: passes are NOT capped per "
+        "backend yet (docs/fleet.md)");
+}
+
 void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
   Config fresh;
@@ -96,6 +103,7 @@ void Daemon::reload() {
     throw;
   }
   config_ = fresh;
+  warn_fleet_not_acted_on(config_);
   manager_->set_config(std::move(fresh), now());
   takeover_->policy_changed();
   rescan_timer_->arm_in(kRescanDelay);

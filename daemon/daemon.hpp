@@ -103,4 +103,9 @@ class Daemon final : public DaemonControl {
 // --dry-run: describe what trimd sees and would do.
 int run_dry_run(const Config& config, const std::string& state_dir);
 
+// [fleet] is read and checked (--check-config names a bad value), but this
+// version does not coordinate yet: say so at every start and reload, so
+// that nobody believes passes are capped (docs/fleet.md).
+void warn_fleet_not_acted_on(const Config& config);
+
 }  // namespace trimd

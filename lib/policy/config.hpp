@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleet_config.hpp"
 #include "idleness.hpp"
 #include "schedule.hpp"
 #include "time.hpp"
@@ -52,6 +53,9 @@ struct TrimPolicy {
   // only those /etc/fstab lists (as fstrim.service does). [trim] only.
   enum class Scope { Mounted, Fstab };
   Scope scope = Scope::Mounted;
+  // The shared storage backend whose fleet-wide cap on passes this
+  // filesystem's passes count against ([fleet], docs/fleet.md); empty = none.
+  std::string backend;
 };
 
 // A [[filesystem]] table: which filesystems it applies to, and what it sets.
@@ -73,6 +77,7 @@ struct PolicyOverride {
   std::optional<Duration> overdue_grace;
   std::optional<bool> skip_rotational;
   std::optional<InlineDiscardPolicy> inline_discard;
+  std::optional<std::string> backend;
 
   bool matches(std::string_view mount_point, std::string_view uuid, std::string_view fs_type) const;
   void apply_to(TrimPolicy& policy) const;
@@ -90,6 +95,8 @@ struct Config {
   // [metrics] textfile: a Prometheus text file for node_exporter's textfile
   // collector, rewritten atomically; empty = none.
   std::string metrics_textfile;
+  // [fleet]: nothing = no coordination, no socket.
+  std::optional<FleetConfig> fleet;
 
   TrimPolicy policy_for(std::string_view mount_point, std::string_view uuid,
                         std::string_view fs_type) const;

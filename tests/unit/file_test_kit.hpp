@@ -32,7 +32,8 @@ class ScratchDir {
  public:
   explicit ScratchDir(const std::string& prefix) {
     std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::system_error(errno, std::generic_category());
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::system_error(errno, std::generic_category());
     path_ = pattern;
   }
   ~ScratchDir() {
