@@ -97,6 +97,10 @@ class LoopImage {
   void unmount();
   void attach();
   void detach();  // unmounts first
+  // Writes 0 to the loop device's queue/discard_max_bytes: a disk without
+  // discard support. The kernel cannot turn it back on, so detach() then
+  // removes the device and adds a fresh one of the same number.
+  void disable_discard();
 
   // `count` files of `bytes` each, written one after the other and synced, so
   // that deleting every other one leaves `count / 2` separate free extents.
@@ -139,6 +143,7 @@ class LoopImage {
   int loop_fd_ = -1;  // held open: the loop is autoclear, so a crash still frees it
   bool mounted_ = false;
   int slot_ = -1;     // in the table the signal handler cleans up from
+  bool renew_device_ = false;  // discard was turned off on device_ for good
 };
 
 }  // namespace trimd::test
