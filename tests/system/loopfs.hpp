@@ -13,30 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "command.hpp"  // run_command, running_under_ci
+
 namespace trimd::test {
 
-// ---- running commands ----------------------------------------------------
-
-struct CommandResult {
-  int exit_code = -1;  // 128 + signal number when killed, as the shell says
-  bool timed_out = false;
-  std::string out;
-  std::string err;
-  bool ok() const { return exit_code == 0 && !timed_out; }
-};
-
-// Runs argv[0] (searched in PATH) with stdin from /dev/null, capturing
-// stdout and stderr; it is killed after `timeout`.
-CommandResult run_command(const std::vector<std::string>& argv,
-                          std::chrono::milliseconds timeout = std::chrono::seconds(120));
-
-// The same, throwing std::runtime_error with the command's stderr unless it succeeds.
-std::string run_or_throw(const std::vector<std::string>& argv,
-                         std::chrono::milliseconds timeout = std::chrono::seconds(120));
-
 // ---- prerequisites -------------------------------------------------------
-
-bool running_under_ci();  // env CI=true: a missing capability fails instead of skipping
 
 // Why the test cannot run here, or nothing.
 std::optional<std::string> missing_root();  // root and /dev/loop-control
