@@ -92,8 +92,10 @@ bool drain(Pipe& out, Pipe& err, CommandResult& result,
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       char buffer[4096];
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) sinks[i]->append(buffer, static_cast<std::size_t>(n));
-      else if (n == 0 || errno != EINTR) fds[i].fd = -1;
+      if (n > 0)
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR)
+        fds[i].fd = -1;
     }
   }
   return true;
@@ -153,9 +155,8 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
 std::string run_or_throw(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
   CommandResult result = run_command(argv, timeout);
   if (result.ok()) return result.out;
-  const std::string how = result.timed_out
-                              ? "timed out"
-                              : "failed (exit " + std::to_string(result.exit_code) + ")";
+  const std::string how =
+      result.timed_out ? "timed out" : "failed (exit " + std::to_string(result.exit_code) + ")";
   throw std::runtime_error(join(argv) + " " + how + ": " + result.err);
 }
 

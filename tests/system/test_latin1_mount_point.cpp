@@ -88,8 +88,8 @@ class Latin1MountPoint : public ::testing::Test {
         "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\n\n"
         "[trim]\nenabled = false\nfirst_delay = \"1h\"\nrandomized_delay = \"0s\"\n"
         "chunk_size = \"16MiB\"\npause = \"" +
-        pause + "\"\n\n[metrics]\ntextfile = \"" + metrics_ +
-        "\"\n\n[[filesystem]]\nuuid = \"" + image_->image.blkid_uuid() + "\"\nenabled = true\n");
+        pause + "\"\n\n[metrics]\ntextfile = \"" + metrics_ + "\"\n\n[[filesystem]]\nuuid = \"" +
+        image_->image.blkid_uuid() + "\"\nenabled = true\n");
   }
 
   void start_trimd(const std::string& pause = "0s") {
@@ -98,7 +98,8 @@ class Latin1MountPoint : public ::testing::Test {
                    sandbox_.log_path("trimd" + std::to_string(++starts_)));
     ASSERT_TRUE(wait_until([&] { return on_the_bus() || !trimd_->running(); }, 15s, 50ms) &&
                 trimd_->running())
-        << "trimd did not claim org.trimd.trimd1\n" << trimd_->log();
+        << "trimd did not claim org.trimd.trimd1\n"
+        << trimd_->log();
   }
 
   void stop_trimd() {
@@ -120,8 +121,7 @@ class Latin1MountPoint : public ::testing::Test {
   // Every Filesystem object's MountPoint, by object path.
   std::map<std::string, std::string> mount_points_on_the_bus() const {
     const auto objects = busctl_json({"call", "org.trimd.trimd1", "/org/trimd/trimd1",
-                                      "org.freedesktop.DBus.ObjectManager",
-                                      "GetManagedObjects"})
+                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"})
                              .at(0);
     std::map<std::string, std::string> shown;
     for (const auto& [path, interfaces] : objects.items())
@@ -138,16 +138,16 @@ class Latin1MountPoint : public ::testing::Test {
   }
 
   nlohmann::json property(const std::string& name) const {
-    return busctl_json({"get-property", "org.trimd.trimd1", object_path(), kFilesystemInterface,
-                        name})
+    return busctl_json(
+               {"get-property", "org.trimd.trimd1", object_path(), kFilesystemInterface, name})
         .get<nlohmann::json>();
   }
 
   CommandResult trim_now(const std::string& name) const {
-    return run_command(bus_->busctl({"call", "org.trimd.trimd1", "/org/trimd/trimd1",
-                                     "org.trimd.trimd1.Manager", "TrimNow", "asb", "1", name,
-                                     "true"}),
-                       10s);
+    return run_command(
+        bus_->busctl({"call", "org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager",
+                      "TrimNow", "asb", "1", name, "true"}),
+        10s);
   }
 
   // TrimNow by the escaped name, and the pass to its end.
@@ -197,8 +197,7 @@ TEST_F(Latin1MountPoint, ShowsItEscapedOnTheBusOnceAndTrimsItByThatName) {
 TEST_F(Latin1MountPoint, GivesItsHistoryToEveryCaller) {
   ASSERT_NO_FATAL_FAILURE(start_trimd());
   ASSERT_NO_FATAL_FAILURE(trim_to_the_end());
-  const std::vector<std::string> history{TRIMCTL_BINARY, "--address=" + bus_->address(),
-                                         "history"};
+  const std::vector<std::string> history{TRIMCTL_BINARY, "--address=" + bus_->address(), "history"};
   for (const auto& argv : {history, as_nobody(history)}) {
     const CommandResult result = run_command(argv, 10s);
     EXPECT_TRUE(result.ok()) << argv[0] << ": " << result.err;
