@@ -141,6 +141,84 @@ class LoopFs:
         return os.stat(self.backing).st_blocks * 512
 
 
+def fill_every_other(backing, size_mib, files, file_bytes, mount_point):
+    """A fresh ext4 in `backing` with `files` small files written one after
+    the other and every other one deleted: files / 2 separate free extents,
+    none trimmed yet. Mounted (mount -o loop: the loop goes with the mount)
+    only while it is filled."""
+    run(["truncate", "-s", f"{size_mib}M", str(backing)])
+    run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard",
+         str(backing)])
+    mount_point.mkdir(parents=True, exist_ok=True)
+    run(["mount", "-o", "loop,nodiscard", str(backing), str(mount_point)])
+    try:
+        block = os.urandom(file_bytes)
+        for n in range(files):
+            (mount_point / f"f{n}").write_bytes(block)
+        run(["sync", "-f", str(mount_point)])
+        for n in range(1, files, 2):
+            (mount_point / f"f{n}").unlink()
+        run(["sync", "-f", str(mount_point)])
+    finally:
+        run(["umount", str(mount_point)])
+
+
+class SlowTrimFs:
+    """An ext4 on the slow-TRIM device (bench/slowtrim, FUSE), mounted at
+    `mount_point`: `files` small files written and every other one deleted,
+    so that one FITRIM over it issues that many discards / 2, each taking
+    `latency_ms`. Built on a plain loop first (fast), then served through
+    slowtrim; torn down filesystem, loop, slowtrim, in that order."""
+
+    def __init__(self, cleanup, slowtrim, work, size_mib, files, file_bytes, mount_point,
+                 latency_ms=3):
+        self.backing = Path(work) / "slow.img"
+        self.mount_point = Path(mount_point)
+        fuse_dir = Path(work) / "slow-fuse"
+        cleanup.push(f"remove {self.backing}", lambda: self.backing.unlink(missing_ok=True))
+        fill_every_other(self.backing, size_mib, files, file_bytes, Path(work) / "slow-fill")
+        fuse_dir.mkdir()
+        self.slowtrim = subprocess.Popen(
+            [slowtrim, f"--discard-latency={latency_ms}", "--per-mib=0.1", str(self.backing),
+             str(fuse_dir)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            start_new_session=True)
+        cleanup.push("stop slowtrim", lambda: self._stop_slowtrim(fuse_dir))
+        disk = fuse_dir / "disk"
+        deadline = time.monotonic() + 15
+        while not disk.exists():
+            if time.monotonic() > deadline or self.slowtrim.poll() is not None:
+                raise RuntimeError("slowtrim did not serve " + str(disk))
+            time.sleep(0.1)
+        self.device = run(["losetup", "--find", "--show", "--direct-io=off", str(disk)]).stdout.strip()
+        cleanup.push(f"detach {self.device}", self._detach)
+        self.mount_point.mkdir(parents=True, exist_ok=True)
+        run(["mount", "-o", "nodiscard", self.device, str(self.mount_point)])
+        cleanup.push(f"unmount {self.mount_point}", self._unmount)
+
+    def _unmount(self):
+        if run(["umount", str(self.mount_point)], check=False).returncode != 0:
+            run(["umount", "-l", str(self.mount_point)], check=False)
+
+    def _detach(self):
+        """Detached before slowtrim stops: a loop still on the FUSE file
+        would leave slowtrim's mount dead."""
+        run(["losetup", "-d", self.device], check=False)
+        attached = Path("/sys/block") / Path(self.device).name / "loop/backing_file"
+        deadline = time.monotonic() + 15
+        while attached.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    def _stop_slowtrim(self, fuse_dir):
+        if self.slowtrim.poll() is None:
+            self.slowtrim.send_signal(signal.SIGINT)  # slowtrim unmounts its FUSE mount on SIGINT
+            try:
+                self.slowtrim.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.slowtrim.kill()
+                self.slowtrim.wait(timeout=15)
+        run(["umount", "-l", str(fuse_dir)], check=False)  # when slowtrim could not
+
+
 class Container:
     """systemd-nspawn -b of `root`; `sh()` runs a command inside with nsenter."""
 

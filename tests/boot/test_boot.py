@@ -6,7 +6,9 @@ ext4 of its own), boots the root with systemd-nspawn and checks, from inside:
 notify readiness and the watchdog, reload and restart, D-Bus activation,
 fstrim.service skipped while trimd runs, journal priorities, trimctl status
 and trim --wait on a loop filesystem bound in, polkit refusing and then
-(with the sample rule) granting a user, and a stop in the middle of a pass.
+(with the sample rule) granting a user, a stop in the middle of a pass, and
+an umount while a chunk is inside FITRIM (on the slow-TRIM device,
+bench/slowtrim, given with --slowtrim).
 
 Exit 0 when every check passes, 1 on a failure, 77 when this machine lacks
 root or a tool (a failure instead under CI=true). Everything it made is
@@ -24,12 +26,13 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from boot_root import Cleanup, Container, LoopFs, cached_root_tarball, run  # noqa: E402
+from boot_root import Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball, run  # noqa: E402
 
 TOOLS = ["debootstrap", "systemd-nspawn", "nsenter", "dpkg-buildpackage", "dh", "mkfs.ext4",
          "losetup", "setpriv"]
 TRIMTEST = "/mnt/trimtest"
 TAKEOVER = "/mnt/takeover"  # mounted with discard on the host, bound in
+SLOWTRIM = "/mnt/slowtrim"  # on the slow-TRIM device on the host, bound in
 PASS_CONFIG = f"""\
 # Boot tier: only the bound loop filesystems, in slow steps.
 [trim]
@@ -46,6 +49,12 @@ enabled = true
 chunk_size = "128MiB"
 chunk_time = "0"
 pause = "1s"
+
+# Trimmed only when asked; then in one chunk of seconds.
+[[filesystem]]
+match = "{SLOWTRIM}"
+chunk_size = "1GiB"
+chunk_time = "0"
 """
 # Test-only: the unit refuses containers, as fstrim does; the boot tier
 # lifts that, and shortens the watchdog so that a missed keep-alive shows.
@@ -77,6 +86,14 @@ def missing_prerequisite():
         return "missing tools: " + ", ".join(missing)
     if not Path("/dev/loop-control").exists():
         return "no /dev/loop-control"
+    return None
+
+
+def missing_slowtrim(slowtrim):
+    if not slowtrim or not os.access(slowtrim, os.X_OK):
+        return f"no slowtrim binary ({slowtrim!r}; build with -DTRIMD_BUILD_BENCH=ON)"
+    if not Path("/dev/fuse").exists():
+        return "no /dev/fuse (slowtrim)"
     return None
 
 
@@ -355,6 +372,81 @@ def check_stop_mid_pass(box, checks):
     checks.check(bool(cursors) and cursors[0] > 0, f"the cursor is saved: {cursors}")
 
 
+FITRIM_REQUEST = "0xc0185879"  # _IOWR('X', 121, struct fstrim_range), as /proc/PID/syscall shows it
+
+# Inside the container, in one go so that nothing slow sits between seeing
+# the chunk in FITRIM and the umount: the runner (a child of trimd) found in
+# ioctl(FITRIM), still there 300 ms later (a chunk with seconds to go, not
+# one about to end), the umount timed, then the runner's end.
+UMOUNT_MID_CHUNK = r"""
+trimd=$(systemctl show -p MainPID --value trimd.service)
+# /proc/PID/syscall says "running" while the task is on a CPU (ext4 scans
+# its bitmaps between discards): look again then.
+in_fitrim() {
+  task=$1
+  for try in $(seq 50); do
+    set -- $(cat /proc/$task/syscall 2>/dev/null)
+    [ "$1" = running ] || { [ "$1" = 16 ] && [ "$3" = @FITRIM@ ]; return; }
+    sleep 0.002
+  done
+  return 1
+}
+alive() { [ -r /proc/$1/status ] && ! grep -q '^State:[[:space:]]*Z' /proc/$1/status; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+runner=
+for i in $(seq 600); do
+  for child in $(cat /proc/$trimd/task/*/children 2>/dev/null); do
+    in_fitrim $child && runner=$child
+  done
+  [ -n "$runner" ] && break
+  sleep 0.05
+done
+[ -n "$runner" ] || { echo "found=no"; exit 0; }
+sleep 0.3
+in_fitrim $runner && before=yes || before=no
+start=$(now_ms)
+umount @MOUNT@ 2>&1; rc=$?
+end=$(now_ms)
+in_fitrim $runner && after=yes || after=no
+gone=-1
+for i in $(seq 1000); do alive $runner || { gone=$(( $(now_ms) - end )); break; }; sleep 0.005; done
+echo "found=yes in_fitrim_before=$before rc=$rc umount_ms=$((end - start))" \
+     "in_fitrim_after=$after runner_gone_ms=$gone"
+"""
+
+
+def check_umount_mid_chunk(box, checks):
+    """Issue 16 item 8 under the real unit: the runner trims through a
+    detached copy of the mount (open_tree, allowed by the unit's syscall
+    filter), so an umount in the container's namespace, which propagates into
+    trimd's, is not refused with EBUSY while the chunk is in the kernel."""
+    before = show(box, "trimd.service", "MainPID", "NRestarts")
+    box.sh(f"trimctl trim --ignore-idle {SLOWTRIM}")
+    script = UMOUNT_MID_CHUNK.replace("@FITRIM@", FITRIM_REQUEST).replace("@MOUNT@", SLOWTRIM)
+    out = box.sh(script, check=False, timeout=120).stdout
+    log("umount mid-chunk: " + out.strip())
+    got = dict(word.split("=", 1) for word in out.split() if "=" in word)
+    if not checks.check(got.get("found") == "yes" and got.get("in_fitrim_before") == "yes",
+                        "umount mid-chunk: trimd's runner is inside FITRIM on the slow device "
+                        "before the umount", out):
+        return
+    checks.check(got.get("rc") == "0" and int(got.get("umount_ms", "99999")) < 1000,
+                 f"umount mid-chunk succeeds at once under trimd.service: exit {got.get('rc')} "
+                 f"in {got.get('umount_ms')} ms (the chunk was still in FITRIM after it: "
+                 f"{got.get('in_fitrim_after')})",
+                 box.sh("journalctl --no-pager -u trimd.service -n 20", check=False).stdout)
+    gone = int(got.get("runner_gone_ms", "-1"))
+    checks.check(0 <= gone < 2000, f"the runner stopped {gone} ms after the umount")
+    mounted = box.sh(f"findmnt -n {SLOWTRIM}", check=False).returncode == 0
+    after = show(box, "trimd.service", "MainPID", "NRestarts", "ActiveState")
+    alive = box.sh("trimctl status", check=False).returncode == 0
+    checks.check(not mounted and after.get("ActiveState") == "active"
+                 and after.get("MainPID") == before.get("MainPID")
+                 and after.get("NRestarts") == before.get("NRestarts") and alive,
+                 "trimd survives it: same process, active, answering trimctl status",
+                 f"{before} {after} mounted={mounted}")
+
+
 def build_deb(source, out):
     log("building the .deb")
     script = Path(__file__).resolve().parent / "build_deb.sh"
@@ -366,8 +458,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--source", required=True, help="trimd's source tree")
     parser.add_argument("--deb", type=Path, help="use this .deb instead of building one")
+    parser.add_argument("--slowtrim", help="bench/slowtrim, for the umount in the middle of a chunk")
     args = parser.parse_args()
-    reason = missing_prerequisite()
+    reason = missing_prerequisite() or missing_slowtrim(args.slowtrim)
     if reason:
         print(f"boot tier: {reason}")
         return 1 if os.environ.get("CI") == "true" else 77
@@ -383,10 +476,14 @@ def main():
         fs = LoopFs(cleanup, work / "trimtest.img", 1024, work / "trimtest")
         inline = LoopFs(cleanup, work / "takeover.img", 256, work / "takeover",
                         options="discard,noatime")
+        # 4000 free extents: one FITRIM over them takes about 12 s at 3 ms each.
+        slow = SlowTrimFs(cleanup, args.slowtrim, work, 512, 8000, 8192, work / "slowtrim")
         log("booting")
-        box = Container(cleanup, root, f"trimd-boot-{os.getpid()}", [(fs.mount_point, TRIMTEST), (inline.mount_point, TAKEOVER)],
-                        work / "console.log")
-        for step in (check_boot, check_watchdog):
+        binds = [(fs.mount_point, TRIMTEST), (inline.mount_point, TAKEOVER),
+                 (slow.mount_point, SLOWTRIM)]
+        box = Container(cleanup, root, f"trimd-boot-{os.getpid()}", binds, work / "console.log")
+        # The umount first: fstrim.service (check_fstrim) would trim the slow filesystem.
+        for step in (check_boot, check_watchdog, check_umount_mid_chunk):
             step(box, checks)
         check_takeover(box, checks, inline)
         for step in (check_reload_restart, check_fstrim, check_activation, check_journal):

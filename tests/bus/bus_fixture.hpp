@@ -13,16 +13,15 @@
 #include <string>
 #include <vector>
 
-namespace trimd::test {
+#include "command.hpp"  // run_command, program_in_path, running_under_ci
 
-bool running_in_ci();
-bool program_available(const std::string& name);
+namespace trimd::test {
 
 // Skip (or, under CI=true, fail) the current test when `name` is not in PATH.
 #define TRIMD_REQUIRE_PROGRAM(name)                                              \
   do {                                                                           \
-    if (!::trimd::test::program_available(name)) {                              \
-      if (::trimd::test::running_in_ci()) FAIL() << (name) << " is required";    \
+    if (!::trimd::test::program_in_path(name)) {                                 \
+      if (::trimd::test::running_under_ci()) FAIL() << (name) << " is required"; \
       GTEST_SKIP() << (name) << " is not installed";                             \
     }                                                                            \
   } while (0)
@@ -64,16 +63,6 @@ class ChildProcess {
   std::string buffered_;
   std::optional<int> status_;
 };
-
-struct CommandResult {
-  int exit_code = -1;  // -1: killed by a signal or could not run
-  std::string out;
-  std::string err;
-};
-
-// Runs to completion (at most `timeout`, then killed).
-CommandResult run_command(const std::vector<std::string>& argv,
-                          std::chrono::milliseconds timeout = std::chrono::seconds{30});
 
 // The same command as uid/gid 65534 (nobody), through setpriv.
 std::vector<std::string> as_nobody(std::vector<std::string> argv);

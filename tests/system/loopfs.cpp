@@ -38,6 +38,19 @@ std::string read_first_line(const std::string& path) {
   return line;
 }
 
+// A loop device whose limits were changed for good goes, and a fresh one
+// with its number comes: the next user gets defaults. Right after a detach
+// udev may still hold it open (EBUSY).
+void renew_loop_device(int number) {
+  const int control = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+  if (control < 0) throw_errno("open /dev/loop-control");
+  const bool removed = wait_until(
+      [&] { return ::ioctl(control, LOOP_CTL_REMOVE, number) >= 0 || errno != EBUSY; }, 5s, 20ms);
+  if (removed) ::ioctl(control, LOOP_CTL_ADD, number);  // EEXIST: someone took the number
+  ::close(control);
+  if (!removed) throw std::runtime_error("loop" + std::to_string(number) + " stays busy");
+}
+
 }  // namespace
 
 const char* fs_name(Fs fs) {
@@ -112,6 +125,7 @@ LoopImage& LoopImage::operator=(LoopImage&& other) noexcept {
   loop_fd_ = std::exchange(other.loop_fd_, -1);
   mounted_ = std::exchange(other.mounted_, false);
   slot_ = std::exchange(other.slot_, -1);
+  renew_device_ = std::exchange(other.renew_device_, false);
   return *this;
 }
 
@@ -180,7 +194,19 @@ void LoopImage::detach() {
   cleanup::publish_loop_fd(slot_, -1);
   ::ioctl(loop_fd_, LOOP_CLR_FD, 0);
   close_fd(loop_fd_);  // autoclear: the last close detaches
-  wait_until_detached(std::exchange(device_, {}));
+  const std::string device = std::exchange(device_, {});
+  wait_until_detached(device);
+  if (std::exchange(renew_device_, false)) renew_loop_device(std::stoi(device.substr(9)));
+}
+
+void LoopImage::disable_discard() {
+  if (!attached()) throw std::logic_error("disable_discard on a detached image");
+  renew_device_ = true;
+  std::ofstream limit("/sys/block/" + loop_name() + "/queue/discard_max_bytes");
+  limit << "0\n";
+  if (!limit.flush() ||
+      read_first_line("/sys/block/" + loop_name() + "/queue/discard_max_bytes") != "0")
+    throw std::runtime_error("cannot turn discard off on " + device_);
 }
 
 void LoopImage::mkfs(Fs fs, const std::vector<std::string>& extra_args) {

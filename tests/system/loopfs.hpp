@@ -13,30 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "command.hpp"  // run_command, running_under_ci
+
 namespace trimd::test {
 
-// ---- running commands ----------------------------------------------------
-
-struct CommandResult {
-  int exit_code = -1;  // 128 + signal number when killed, as the shell says
-  bool timed_out = false;
-  std::string out;
-  std::string err;
-  bool ok() const { return exit_code == 0 && !timed_out; }
-};
-
-// Runs argv[0] (searched in PATH) with stdin from /dev/null, capturing
-// stdout and stderr; it is killed after `timeout`.
-CommandResult run_command(const std::vector<std::string>& argv,
-                          std::chrono::milliseconds timeout = std::chrono::seconds(120));
-
-// The same, throwing std::runtime_error with the command's stderr unless it succeeds.
-std::string run_or_throw(const std::vector<std::string>& argv,
-                         std::chrono::milliseconds timeout = std::chrono::seconds(120));
-
 // ---- prerequisites -------------------------------------------------------
-
-bool running_under_ci();  // env CI=true: a missing capability fails instead of skipping
 
 // Why the test cannot run here, or nothing.
 std::optional<std::string> missing_root();  // root and /dev/loop-control
@@ -97,6 +78,10 @@ class LoopImage {
   void unmount();
   void attach();
   void detach();  // unmounts first
+  // Writes 0 to the loop device's queue/discard_max_bytes: a disk without
+  // discard support. The kernel cannot turn it back on, so detach() then
+  // removes the device and adds a fresh one of the same number.
+  void disable_discard();
 
   // `count` files of `bytes` each, written one after the other and synced, so
   // that deleting every other one leaves `count / 2` separate free extents.
@@ -139,6 +124,7 @@ class LoopImage {
   int loop_fd_ = -1;  // held open: the loop is autoclear, so a crash still frees it
   bool mounted_ = false;
   int slot_ = -1;     // in the table the signal handler cleans up from
+  bool renew_device_ = false;  // discard was turned off on device_ for good
 };
 
 }  // namespace trimd::test

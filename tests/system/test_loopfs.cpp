@@ -345,25 +345,5 @@ TEST_F(LoopImageCleanup, TearsDownWhenTheProcessCallsExit) {
   expect_nothing_left();
 }
 
-TEST(RunCommand, CapturesOutputErrorsAndTheExitCode) {
-  const CommandResult result = run_command({"sh", "-c", "echo out; echo err >&2; exit 3"});
-  EXPECT_EQ(result.out, "out\n");
-  EXPECT_EQ(result.err, "err\n");
-  EXPECT_EQ(result.exit_code, 3);
-  EXPECT_FALSE(result.ok());
-}
-
-TEST(RunCommand, KillsACommandThatOutlivesItsTimeout) {
-  const CommandResult result = run_command({"sleep", "30"}, std::chrono::milliseconds(200));
-  EXPECT_TRUE(result.timed_out);
-  EXPECT_EQ(result.exit_code, 128 + SIGKILL);
-}
-
-TEST(RunCommand, ReportsAProgramThatDoesNotExist) {
-  const CommandResult result = run_command({"trimd-no-such-program"});
-  EXPECT_EQ(result.exit_code, 127);
-  EXPECT_NE(result.err.find("trimd-no-such-program"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace trimd::test

@@ -10,21 +10,19 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bus_fixture.hpp"
 #include "loopfs.hpp"
 #include "trimd_process.hpp"
 
@@ -38,56 +36,13 @@ std::chrono::seconds churn_time() {
   return std::chrono::seconds{text ? std::max(1, std::atoi(text)) : 15};
 }
 
-// A program run for the length of a test, killed with it.
-class Spawned {
- public:
-  explicit Spawned(std::vector<std::string> argv) {
-    std::vector<char*> args;
-    for (auto& word : argv) args.push_back(word.data());
-    args.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      ::execvp(args[0], args.data());
-      ::_exit(127);
-    }
-  }
-  ~Spawned() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  Spawned(const Spawned&) = delete;
-  Spawned& operator=(const Spawned&) = delete;
-
- private:
-  pid_t pid_ = -1;
-};
-
-// A private dbus-daemon with the bus tests' config (system-bus rules plus
-// trimd's policy file): TrimNow needs a bus.
-class PrivateBus {
- public:
-  explicit PrivateBus(const std::string& dir)
-      : socket_(dir + "/bus"),
-        daemon_({"dbus-daemon", "--config-file=" TRIMD_TEST_BUS_CONF, "--nofork", "--nopidfile",
-                 "--address=unix:path=" + socket_}) {
-    for (int i = 0; i < 500 && !std::filesystem::exists(socket_); ++i)
-      std::this_thread::sleep_for(10ms);
-  }
-  std::string address() const { return "unix:path=" + socket_; }
-  // The error when trimd refused (the mount point is not tracked right now).
-  CommandResult trim_now(const std::string& mount_point) const {
-    return run_command(
-        {"busctl", "--address=" + address(), "call", "org.trimd.trimd1", "/org/trimd/trimd1",
-         "org.trimd.trimd1.Manager", "TrimNow", "asb", "1", mount_point, "true"},
-        10s);
-  }
-
- private:
-  std::string socket_;
-  Spawned daemon_;
-};
+// The error when trimd refused (the mount point is not tracked right now).
+CommandResult trim_now(const PrivateBus& bus, const std::string& mount_point) {
+  return run_command(
+      bus.busctl({"call", "org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager",
+                  "TrimNow", "asb", "1", mount_point, "true"}),
+      10s);
+}
 
 // Mounts `device` on `mount_point` and unmounts it again until stopped;
 // counts the umounts that found it busy. trimd rescans 200 ms after the
@@ -151,13 +106,6 @@ class MountChurnTest : public ::testing::Test {
     REQUIRE_TOOLS_OR_FAIL("dbus-daemon", "busctl");
   }
 
-  std::vector<std::string> trimd_args(const std::string& bus_address) const {
-    return {
-        "--foreground",  "--config",  sandbox_.config_path(), "--state-dir", sandbox_.state_dir(),
-        "--bus-address", bus_address, "--log-level",          "debug",       "--log-format",
-        "json"};
-  }
-
   TrimdSandbox sandbox_;
 };
 
@@ -180,15 +128,15 @@ TEST_F(MountChurnTest, NeverTrimsTheExcludedFilesystemUnderAMountThatComesAndGoe
   const DiscardCounters before = discard_counters(excluded.image.loop_name());
   const std::uint64_t allocated_before = excluded.image.allocated_bytes();
 
-  PrivateBus bus(std::filesystem::path(sandbox_.config_path()).parent_path().string());
+  PrivateBus bus;  // the bus tests' config: system-bus rules plus trimd's policy file
   unsigned requests = 0;
   {
-    TrimdProcess trimd(trimd_args(bus.address()), sandbox_.log_path("trimd"));
+    TrimdProcess trimd(sandbox_.args_on_bus(bus.address()), sandbox_.log_path("trimd"));
     MountChurn churn(churned.image.device(), mount_point);
     const auto end = std::chrono::steady_clock::now() + churn_time();
     std::string refusal;
     while (std::chrono::steady_clock::now() < end && trimd.running()) {
-      const CommandResult call = bus.trim_now(mount_point);
+      const CommandResult call = trim_now(bus, mount_point);
       if (call.ok())
         ++requests;
       else

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "utf8.hpp"
 #include "wait_until.hpp"
 
 #ifndef TRIMD_BINARY
@@ -30,32 +30,6 @@ namespace trimd::test {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-namespace {
-
-// Between fork and exec only async-signal-safe calls: everything the child
-// needs is prepared before the fork.
-[[noreturn]] void exec_child(const char* log_path, char* const* argv, pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test killed by ctest takes trimd with it
-  if (::getppid() != parent) ::_exit(127);
-  const int log = ::open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (log < 0 || null < 0) ::_exit(127);
-  ::dup2(null, STDIN_FILENO);
-  ::dup2(log, STDOUT_FILENO);
-  ::dup2(log, STDERR_FILENO);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execv(argv[0], argv);
-  ::_exit(127);
-}
-
-int exit_code_of(int status) {
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-}  // namespace
 
 // ---- TrimdSandbox -------------------------------------------------------------
 
@@ -86,19 +60,28 @@ std::vector<std::string> TrimdSandbox::args(std::vector<std::string> first) cons
   return first;
 }
 
+std::vector<std::string> TrimdSandbox::args_on_bus(const std::string& bus_address) const {
+  auto words = args();
+  std::erase(words, "--no-bus");
+  words.insert(words.end(), {"--bus-address", bus_address});
+  return words;
+}
+
 // ---- TrimdProcess ---------------------------------------------------------------
 
 TrimdProcess::TrimdProcess(const std::vector<std::string>& args, std::string log_path)
     : log_path_(std::move(log_path)), started_(std::chrono::steady_clock::now()) {
   std::vector<std::string> words{TRIMD_BINARY};
   words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  pid_ = ::fork();
-  if (pid_ < 0) throw_errno("fork");
-  if (pid_ == 0) exec_child(log_path_.c_str(), argv.data(), parent);
+  int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log < 0) throw_errno("open " + log_path_);
+  try {
+    pid_ = spawn_child(words, {log, log});
+  } catch (...) {
+    close_fd(log);
+    throw;
+  }
+  close_fd(log);
 }
 
 TrimdProcess::~TrimdProcess() {
@@ -200,15 +183,21 @@ DiscardCounters discard_counters(const std::string& disk_name) {
 
 namespace {
 
+// Whether `record` is about `mount_point`: a name that is not UTF-8 is kept
+// escaped, under its own key (docs/design.md).
+bool names(const toml::table& record, const std::string& mount_point) {
+  if (record["mount_point"].value<std::string>() == mount_point) return true;
+  return !is_valid_utf8(mount_point) &&
+         record["mount_point_escaped"].value<std::string>() == escape_bytes(mount_point);
+}
+
 // The state file's record for `mount_point`, or nothing.
 std::optional<toml::table> state_record(const std::string& state_file,
                                         const std::string& mount_point) {
   const toml::table document = toml::parse_file(state_file);
   for (auto&& [id, node] : document) {
     const toml::table* record = node.as_table();
-    if (record && record->get("mount_point") != nullptr &&
-        record->get("mount_point")->value<std::string>() == mount_point)
-      return *record;
+    if (record && names(*record, mount_point)) return *record;
   }
   return std::nullopt;
 }

@@ -37,6 +37,8 @@ class TrimdSandbox {
   // --config, --state-dir, --no-bus, --log-level debug and --log-format
   // json, after `first`.
   std::vector<std::string> args(std::vector<std::string> first = {}) const;
+  // The same, serving the bus at `bus_address` instead of --no-bus.
+  std::vector<std::string> args_on_bus(const std::string& bus_address) const;
 
  private:
   std::string dir_;

@@ -1,4 +1,4 @@
-// Small POSIX helpers shared by the system-test support code.
+// Small POSIX helpers shared by the test kits.
 #pragma once
 
 #include <unistd.h>
