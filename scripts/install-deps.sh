@@ -27,6 +27,7 @@ test_packages="
   rpm bash-completion ccache fdisk clang-format
   clang libclang-rt-14-dev
   prometheus
+  libcurl4-openssl-dev etcd-server etcd-client
 "
 
 case "${1:-}" in

@@ -62,12 +62,13 @@ class Reader {
   explicit Reader(const std::string& file) : file_(file) {}
 
   [[noreturn]] void fail(const toml::source_region& where, const std::string& message) const {
-    throw ConfigError(file_, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
-                      message);
+    throw ConfigError(file_, static_cast<int>(where.begin.line),
+                      static_cast<int>(where.begin.column), message);
   }
   [[noreturn]] void fail_type(const std::string& name, const toml::node& value,
                               std::string_view expected) const {
-    fail(value.source(), fmt::format("{}: expected {}, got {}", name, expected, describe_type(value.type())));
+    fail(value.source(),
+         fmt::format("{}: expected {}, got {}", name, expected, describe_type(value.type())));
   }
 
   bool boolean(const std::string& name, const toml::node& value) const {
@@ -100,7 +101,8 @@ class Reader {
   // Strings in systemd's notation; a plain integer is seconds.
   Duration duration(const std::string& name, const toml::node& value) const {
     if (const auto* s = value.as_string()) return parsed(name, value, parse_duration, s->get());
-    const auto seconds = non_negative_integer(name, value, "a duration such as \"30s\" or \"1h30min\"");
+    const auto seconds =
+        non_negative_integer(name, value, "a duration such as \"30s\" or \"1h30min\"");
     if (seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000)
       fail(value.source(), fmt::format("{}: {} seconds is too long", name, seconds));
     return std::chrono::seconds{seconds};
@@ -115,8 +117,8 @@ class Reader {
 
   InlineDiscardPolicy inline_discard(const std::string& name, const toml::node& value) const {
     const auto text = string(name, value);
-    for (const auto policy : {InlineDiscardPolicy::Warn, InlineDiscardPolicy::Takeover,
-                              InlineDiscardPolicy::Ignore})
+    for (const auto policy :
+         {InlineDiscardPolicy::Warn, InlineDiscardPolicy::Takeover, InlineDiscardPolicy::Ignore})
       if (text == to_string(policy)) return policy;
     fail(value.source(),
          fmt::format("{}: \"{}\" is not a choice (use warn, takeover or ignore)", name, text));
@@ -142,8 +144,8 @@ class Reader {
 
  private:
   template <typename Parse>
-  auto parsed(const std::string& name, const toml::node& value, Parse parse, std::string_view text) const
-      -> decltype(parse(text)) {
+  auto parsed(const std::string& name, const toml::node& value, Parse parse,
+              std::string_view text) const -> decltype(parse(text)) {
     try {
       return parse(text);
     } catch (const std::invalid_argument& e) {
@@ -166,16 +168,17 @@ inline std::string dotted(std::string_view section, const toml::key& key) {
   return fmt::format("{}.{}", section, key.str());
 }
 
-[[noreturn]] inline void fail_unknown_key(const Reader& r, const std::string& name, const toml::key& key) {
+[[noreturn]] inline void fail_unknown_key(const Reader& r, const std::string& name,
+                                          const toml::key& key) {
   r.fail(key.source(), fmt::format("{}: unknown key", name));
 }
 
 inline const toml::table& section(const Reader& r, const toml::key& key, const toml::node& value) {
   const auto* table = value.as_table();
-  if (!table) r.fail(value.source(), fmt::format("{}: expected a table ([{}])", key.str(), key.str()));
+  if (!table)
+    r.fail(value.source(), fmt::format("{}: expected a table ([{}])", key.str(), key.str()));
   return *table;
 }
-
 
 // [fleet] (fleet_config.cpp).
 FleetConfig read_fleet(const Reader& r, const toml::table& table);

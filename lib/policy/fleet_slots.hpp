@@ -28,7 +28,7 @@ struct SlotClaim {
 // Where one claim stands.
 struct SlotStanding {
   bool holds = false;
-  std::size_t ahead = 0;  // waiting: claims that get a slot first
+  std::size_t ahead = 0;           // waiting: claims that get a slot first
   std::vector<SlotClaim> holders;  // oldest first
 };
 

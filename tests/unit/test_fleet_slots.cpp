@@ -12,7 +12,8 @@ SlotClaim claim(const std::string& host, std::int64_t revision, const std::strin
 }
 
 TEST(FleetSlots, TheFirstClaimsByArrivalHoldTheSlotsWhateverOrderTheRangeGave) {
-  const std::vector<SlotClaim> claims{claim("c", 30), claim("a", 10), claim("d", 40), claim("b", 20)};
+  const std::vector<SlotClaim> claims{claim("c", 30), claim("a", 10), claim("d", 40),
+                                      claim("b", 20)};
   const auto a = trimd::standing_of(claims, claim("a", 10).key, 2);
   const auto b = trimd::standing_of(claims, claim("b", 20).key, 2);
   const auto c = trimd::standing_of(claims, claim("c", 30).key, 2);
@@ -54,9 +55,8 @@ TEST(FleetSlots, AKeyKeepsAnIdWithSlashesAsOnePathElement) {
 }
 
 TEST(FleetSlots, TheReasonNamesTheBackendAndEveryHolder) {
-  const auto s = trimd::standing_of({claim("web3", 1, "/srv"), claim("db1", 2, "/var"),
-                                     claim("me", 3)},
-                                    claim("me", 3).key, 2);
+  const auto s = trimd::standing_of(
+      {claim("web3", 1, "/srv"), claim("db1", 2, "/var"), claim("me", 3)}, claim("me", 3).key, 2);
   ASSERT_TRUE(s);
   EXPECT_EQ(trimd::holders_text("pool-a", *s, 2), "pool-a: 2/2 slots held by web3:/srv, db1:/var");
 }

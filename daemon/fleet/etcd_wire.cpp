@@ -1,0 +1,169 @@
+#include "etcd_wire.hpp"
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+
+namespace trimd::etcd {
+
+namespace {
+
+constexpr std::string_view kAlphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int sextet(char c) {
+  const auto at = kAlphabet.find(c);
+  return at == std::string_view::npos ? -1 : static_cast<int>(at);
+}
+
+// int64 fields come as decimal strings (proto3's JSON mapping); missing
+// ones are 0, as proto3 leaves zero values out.
+std::int64_t int64_field(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end()) return 0;
+  if (it->is_number_integer()) return it->get<std::int64_t>();
+  if (!it->is_string()) throw std::runtime_error(std::string("etcd: ") + name + " is not a number");
+  const auto& text = it->get_ref<const std::string&>();
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size())
+    throw std::runtime_error(std::string("etcd: ") + name + " is not a number: " + text);
+  return value;
+}
+
+std::string bytes_field(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end()) return {};
+  if (!it->is_string()) throw std::runtime_error(std::string("etcd: ") + name + " is not base64");
+  auto bytes = base64_decode(it->get_ref<const std::string&>());
+  if (!bytes) throw std::runtime_error(std::string("etcd: ") + name + " is not base64");
+  return *bytes;
+}
+
+void throw_if_error(const nlohmann::json& reply) {
+  if (reply.contains("error") || reply.contains("code"))
+    throw std::runtime_error("etcd: " + reply.value("message", reply.value("error", "an error")));
+}
+
+}  // namespace
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
+                   (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+                   static_cast<unsigned char>(bytes[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const auto n = static_cast<unsigned char>(bytes[i]) << 16;
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == bytes.size()) {
+    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
+                   (static_cast<unsigned char>(bytes[i + 1]) << 8);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    std::array<int, 4> s{};
+    int padding = 0;
+    for (int j = 0; j < 4; ++j) {
+      const char c = text[i + static_cast<std::size_t>(j)];
+      const bool last_group = i + 4 == text.size();
+      if (c == '=' && last_group && j >= 2 && (j == 3 || text[i + 3] == '=')) {
+        s[static_cast<std::size_t>(j)] = 0;
+        ++padding;
+        continue;
+      }
+      if (padding > 0) return std::nullopt;
+      s[static_cast<std::size_t>(j)] = sextet(c);
+      if (s[static_cast<std::size_t>(j)] < 0) return std::nullopt;
+    }
+    const auto n = (s[0] << 18) | (s[1] << 12) | (s[2] << 6) | s[3];
+    out += static_cast<char>((n >> 16) & 0xff);
+    if (padding < 2) out += static_cast<char>((n >> 8) & 0xff);
+    if (padding < 1) out += static_cast<char>(n & 0xff);
+  }
+  return out;
+}
+
+std::string prefix_range_end(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    auto& last = reinterpret_cast<unsigned char&>(end.back());
+    if (last < 0xff) {
+      ++last;
+      return end;
+    }
+    end.pop_back();
+  }
+  return std::string(1, '\0');  // every key: etcd's "all keys" end
+}
+
+nlohmann::json lease_grant_request(std::int64_t ttl_seconds) { return {{"TTL", ttl_seconds}}; }
+
+nlohmann::json lease_keepalive_request(std::int64_t lease) { return {{"ID", lease}}; }
+
+nlohmann::json put_request(std::string_view key, std::string_view value, std::int64_t lease) {
+  nlohmann::json body{{"key", base64_encode(key)}, {"value", base64_encode(value)}};
+  if (lease != 0) body["lease"] = lease;
+  return body;
+}
+
+nlohmann::json range_prefix_request(std::string_view prefix) {
+  return {{"key", base64_encode(prefix)},
+          {"range_end", base64_encode(prefix_range_end(prefix))},
+          {"sort_target", "CREATE"},
+          {"sort_order", "ASCEND"}};
+}
+
+nlohmann::json delete_request(std::string_view key) { return {{"key", base64_encode(key)}}; }
+
+std::int64_t lease_id_of(const nlohmann::json& reply) {
+  throw_if_error(reply);
+  const auto id = int64_field(reply, "ID");
+  if (id == 0) throw std::runtime_error("etcd: the lease grant names no lease");
+  return id;
+}
+
+std::int64_t ttl_of(const nlohmann::json& reply) {
+  throw_if_error(reply);
+  // The gateway streams keep-alive replies as {"result": {...}}.
+  const auto& result = reply.contains("result") ? reply.at("result") : reply;
+  return int64_field(result, "TTL");
+}
+
+std::vector<KeyValue> kvs_of(const nlohmann::json& reply) {
+  throw_if_error(reply);
+  std::vector<KeyValue> out;
+  const auto it = reply.find("kvs");
+  if (it == reply.end()) return out;
+  if (!it->is_array()) throw std::runtime_error("etcd: kvs is not an array");
+  for (const auto& kv : *it) {
+    if (!kv.is_object()) throw std::runtime_error("etcd: a kv is not an object");
+    out.push_back(KeyValue{bytes_field(kv, "key"), bytes_field(kv, "value"),
+                           int64_field(kv, "create_revision"), int64_field(kv, "mod_revision"),
+                           int64_field(kv, "lease")});
+  }
+  return out;
+}
+
+std::int64_t revision_of(const nlohmann::json& reply) {
+  throw_if_error(reply);
+  const auto it = reply.find("header");
+  return it == reply.end() || !it->is_object() ? 0 : int64_field(*it, "revision");
+}
+
+}  // namespace trimd::etcd

@@ -1,0 +1,45 @@
+// etcd's v3 JSON gateway, as data: request bodies and what replies say.
+// Keys and values travel base64-encoded; revisions and lease ids as decimal
+// strings (int64 in JSON). Pure: no network here (etcd_client.hpp has that).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trimd::etcd {
+
+std::string base64_encode(std::string_view bytes);
+// Nothing for text that is not base64.
+std::optional<std::string> base64_decode(std::string_view text);
+
+// The end of a prefix range: the prefix with its last byte incremented, as
+// etcd's clientv3.GetPrefixRangeEnd.
+std::string prefix_range_end(std::string_view prefix);
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  std::int64_t create_revision = 0;
+  std::int64_t mod_revision = 0;
+  std::int64_t lease = 0;
+};
+
+nlohmann::json lease_grant_request(std::int64_t ttl_seconds);
+nlohmann::json lease_keepalive_request(std::int64_t lease);
+nlohmann::json put_request(std::string_view key, std::string_view value, std::int64_t lease);
+nlohmann::json range_prefix_request(std::string_view prefix);
+nlohmann::json delete_request(std::string_view key);
+
+// From the replies; throw std::runtime_error on a reply that does not say
+// what it should (an error reply, a field of the wrong type).
+std::int64_t lease_id_of(const nlohmann::json& grant_reply);
+std::int64_t ttl_of(const nlohmann::json& keepalive_reply);  // 0: the lease is gone
+std::vector<KeyValue> kvs_of(const nlohmann::json& range_reply);
+std::int64_t revision_of(const nlohmann::json& reply);  // header.revision
+
+}  // namespace trimd::etcd

@@ -1,0 +1,169 @@
+// The etcd client against a real etcd (Debian's etcd-server) on loopback:
+// leases, keys under a prefix in arrival order, a lease that expires takes
+// its keys, and a stopped etcd never stalls the event loop.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "command.hpp"
+#include "etcd_client.hpp"
+#include "wait_until.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using trimd::EventLoop;
+using trimd::Timer;
+namespace etcd = trimd::etcd;
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// One etcd member on loopback ports with its own data dir, stopped and
+// removed with the test.
+class EtcdMember {
+ public:
+  EtcdMember() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "trimd-etcd-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+    dir_ = pattern;
+    const int client = free_port(), peer = free_port();
+    url_ = "http://127.0.0.1:" + std::to_string(client);
+    const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
+    const int log = ::open((dir_ / "etcd.log").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    pid_ = trimd::test::spawn_child(
+        {"etcd", "--name=m1", "--data-dir=" + (dir_ / "data").string(), "--listen-client-urls=" + url_,
+         "--advertise-client-urls=" + url_, "--listen-peer-urls=" + peer_url,
+         "--initial-advertise-peer-urls=" + peer_url, "--initial-cluster=m1=" + peer_url},
+        {log, log});
+    ::close(log);
+  }
+  ~EtcdMember() {
+    ::kill(pid_, SIGCONT);
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  const std::string& url() const { return url_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::string url_;
+  pid_t pid_ = -1;
+};
+
+class EtcdClient : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!trimd::test::program_in_path("etcd")) {
+      if (trimd::test::running_under_ci()) FAIL() << "no etcd (Debian etcd-server)";
+      GTEST_SKIP() << "no etcd (Debian etcd-server)";
+    }
+    member_.emplace();
+    client_.emplace(loop_, etcd::ClientSettings{{member_->url()}, {}, {}, {}, 2s});
+    ASSERT_TRUE(trimd::test::wait_until([&] { return call("/v3/kv/range", etcd::range_prefix_request("/")).reply.has_value(); }, 20s, 200ms))
+        << "etcd did not answer at " << member_->url();
+  }
+
+  // One call, the loop run until its reply (or `limit`).
+  etcd::Outcome call(const std::string& path, const nlohmann::json& body, trimd::Duration limit = 10s) {
+    std::optional<etcd::Outcome> outcome;
+    client_->call(path, body, [&](const etcd::Outcome& o) {
+      outcome = o;
+      loop_.quit();
+    });
+    Timer guard(loop_, [&] { loop_.quit(); });
+    guard.arm_in(limit);
+    loop_.run();
+    return outcome.value_or(etcd::Outcome{std::nullopt, "no reply in time"});
+  }
+
+  std::vector<etcd::KeyValue> keys(const std::string& prefix) {
+    const auto outcome = call("/v3/kv/range", etcd::range_prefix_request(prefix));
+    if (!outcome.reply) throw std::runtime_error(outcome.error);
+    return etcd::kvs_of(*outcome.reply);
+  }
+
+  EventLoop loop_;
+  std::optional<EtcdMember> member_;
+  std::optional<etcd::Client> client_;
+};
+
+TEST_F(EtcdClient, KeysUnderAPrefixComeInTheOrderTheyWereCreated) {
+  const auto lease = call("/v3/lease/grant", etcd::lease_grant_request(30));
+  ASSERT_TRUE(lease.reply) << lease.error;
+  const auto id = etcd::lease_id_of(*lease.reply);
+  for (const char* host : {"web3", "db1", "app2"})
+    ASSERT_TRUE(call("/v3/kv/put", etcd::put_request(std::string("/trimd/v1/pool-a/") + host, host, id)).reply);
+  ASSERT_TRUE(call("/v3/kv/put", etcd::put_request("/trimd/v1/pool-b/x", "x", id)).reply);
+  const auto kvs = keys("/trimd/v1/pool-a/");
+  ASSERT_EQ(kvs.size(), 3u);
+  EXPECT_EQ(kvs[0].value, "web3");
+  EXPECT_EQ(kvs[1].value, "db1");
+  EXPECT_EQ(kvs[2].value, "app2");
+  EXPECT_LT(kvs[0].create_revision, kvs[1].create_revision);
+  EXPECT_EQ(kvs[0].lease, id);
+  ASSERT_TRUE(call("/v3/kv/deleterange", etcd::delete_request("/trimd/v1/pool-a/web3")).reply);
+  EXPECT_EQ(keys("/trimd/v1/pool-a/").size(), 2u);
+}
+
+TEST_F(EtcdClient, ALeaseThatIsNotKeptAliveTakesItsKeysWithIt) {
+  const auto lease = call("/v3/lease/grant", etcd::lease_grant_request(5));
+  ASSERT_TRUE(lease.reply) << lease.error;
+  const auto id = etcd::lease_id_of(*lease.reply);
+  ASSERT_TRUE(call("/v3/kv/put", etcd::put_request("/trimd/v1/p/crashed", "h", id)).reply);
+  const auto alive = call("/v3/lease/keepalive", etcd::lease_keepalive_request(id));
+  ASSERT_TRUE(alive.reply) << alive.error;
+  EXPECT_EQ(etcd::ttl_of(*alive.reply), 5);
+  EXPECT_TRUE(trimd::test::wait_until([&] { return keys("/trimd/v1/p/").empty(); }, 15s, 250ms))
+      << "the key outlived its lease";
+}
+
+TEST_F(EtcdClient, AStoppedEtcdNeverStallsTheLoop) {
+  ASSERT_EQ(::kill(member_->pid(), SIGSTOP), 0);
+  std::optional<etcd::Outcome> outcome;
+  client_->call("/v3/kv/range", etcd::range_prefix_request("/"), [&](const etcd::Outcome& o) {
+    outcome = o;
+    loop_.quit();
+  });
+  // A timer of the loop fires on time while the call waits for an etcd that
+  // does not answer: every other source of the loop is served meanwhile.
+  int ticks = 0;
+  Timer tick(loop_, [&] {
+    if (++ticks == 10) loop_.quit();
+  });
+  tick.arm_every(50ms);
+  const auto start = std::chrono::steady_clock::now();
+  loop_.run();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_FALSE(outcome) << "etcd answered while stopped";
+  EXPECT_LT(elapsed, 1500ms) << "ten 50 ms ticks took " << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() << " ms";
+  tick.disarm();
+  // Then the call times out on its own, with an error that names etcd.
+  Timer guard(loop_, [&] { loop_.quit(); });
+  guard.arm_in(10s);
+  loop_.run();
+  ASSERT_TRUE(outcome) << "the call never timed out";
+  EXPECT_FALSE(outcome->reply);
+  EXPECT_NE(outcome->error.find(member_->url()), std::string::npos) << outcome->error;
+  ::kill(member_->pid(), SIGCONT);
+}
+
+}  // namespace
