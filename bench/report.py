@@ -126,11 +126,11 @@ def w1_section(w1, charts, _small_chunk, latency_ms):
                          mib(r["alloc_end"]),
                          x(ratio(r["alloc_end"], data.get("reference_alloc"))),
                          mib(r["residual"]["reclaimed"]), mib(r["residual"]["below_fstrim"]),
-                         r["slowtrim"]["discards"],
+                         *sent_cells(r.get("sent"), data.get("fstrim_discards")),
                          f(r["slowtrim"]["discard_ns"] / 1e9, 1)])
         out.append(table(["config", "rm+sync s", "× no discard", "write ms", "p99 ×",
                           f"writes ≥ {latency_ms:g} ms", "read ms", "reclaimed after s", "alloc MiB", "× fstrim'd",
-                          "left for fstrim MiB", "+ stepped MiB", "discards", "discarding s"],
+                          "left for fstrim MiB", "+ stepped MiB", *SENT_HEADER, "discarding s"],
                          rows))
         if c.get("trimd"):
             out.append("*trimd*: " + trimd_pass_line(c["trimd"]))
@@ -140,12 +140,36 @@ def w1_section(w1, charts, _small_chunk, latency_ms):
                        + "` → `" + ",".join(opts.get("after", [])) + "`; "
                        + trimd_pass_line(c["takeover"]))
         out += [f"![W1 {fs}]({name})\n" for name in charts.get(f"W1-{fs}", [])]
+    out.append(f"*{SENT_HEADER[0]}*, *{SENT_HEADER[1]}*: what the device was sent during the "
+               "run (the loop device's diskstats: discard ios and sectors); *× fstrim*: against "
+               "the discards of the fstrim'd twin's fstrim.\n")
     out.append("*reclaimed after*: from the start of `rm` until the backing file is back to the "
                "fstrim'd twin's floor (its allocation after fstrim over 64 MiB ranges, but for 1% "
                "of what that freed); — = not within the run. *left for fstrim*: what an fstrim on the same image reclaimed afterwards; "
                "*+ stepped*: what fstrim over 64 MiB ranges reclaimed after that (xfs: a "
                "whole-AG FITRIM skips most small free extents, see the notes).\n")
     return "\n".join(out)
+
+
+SENT_HEADER = ("discards sent", "discarded MiB", "discards × fstrim")
+
+
+def sent_cells(sent, fstrim_discards):
+    """Discards issued and bytes discarded (the device's diskstats), and the
+    discards against fstrim's on a twin."""
+    if not sent:
+        return ["—"] * len(SENT_HEADER)
+    return [sent["discards"], mib(sent["bytes"]), x(ratio(sent["discards"], fstrim_discards))]
+
+
+def second_pass_cell(r):
+    """A second pass right after the first: its discards, and their share
+    of the first pass's."""
+    second, first = r.get("second"), r.get("sent")
+    if not second or not first:
+        return "—"
+    share = ratio(second["discards"], first["discards"])
+    return f"{second['discards']} ({'—' if share is None else f'{100 * share:.2f}%'})"
 
 
 def rm_sync_cell(r):
@@ -249,18 +273,23 @@ def w3_section(w3, charts, small_chunk, _latency_ms):
             reclaimed = r["alloc_start"] - r["alloc_end"]
             base_reclaimed = base and base["alloc_start"] - base["alloc_end"]
             s = r["slowtrim"]
+            base_sent = base and base.get("sent")
             rows.append([name, f(r["run"]["wall_s"], 1), f(pass_s, 1),
                          x(ratio(pass_s, base and base["run"]["wall_s"])), mib(reclaimed),
                          x(ratio(reclaimed, base_reclaimed)),
                          mib(r["residual"]["reclaimed"] + r["residual"]["below_fstrim"]),
-                         s["discards"],
-                         mib(s["bytes_discarded"]), mib(s["bytes_unmapped"]),
+                         *sent_cells(r.get("sent"), base_sent and base_sent["discards"]),
+                         second_pass_cell(r), mib(s["bytes_unmapped"]),
                          f(s["discard_ns"] / 1e9, 1), f(r["run"]["cpu_s"], 3),
                          f(r.get("cpu_s_per_gib"), 3)])
         out.append(f"### {fs}\n\n{mib(data['freed'])} MiB freed.\n")
         out.append(table(["config", "wall s", "pass s", "× fstrim", "reclaimed MiB", "× fstrim",
-                          "left for stepped fstrim MiB", "discards", "discarded MiB", "unmapped MiB", "discarding s", "CPU s",
-                          "CPU s/GiB"], rows))
+                          "left for stepped fstrim MiB", *SENT_HEADER, "2nd pass discards",
+                          "unmapped MiB", "discarding s", "CPU s", "CPU s/GiB"], rows))
+    out.append(f"*{SENT_HEADER[0]}*, *{SENT_HEADER[1]}*: the first pass, from the loop device's "
+               "diskstats; *2nd pass discards*: the same trim again right after, on the same "
+               "mount (its share of the first pass's); *unmapped* and *discarding s* (slowtrim's "
+               "counters) cover both passes.\n")
     out += [f"![W3]({name})\n" for name in charts.get("W3", [])]
     return "\n".join(out)
 

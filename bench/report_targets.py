@@ -15,6 +15,8 @@ W2_P99_LIMIT = 1.25
 W2_REACTION_P50_MS = 30.0
 W2_REACTION_P99_MS = 100.0
 W3_PASS_LIMIT = 1.10
+DISCARDS_LIMIT = 1.02  # discards trimd sends, against fstrim's on a twin
+SECOND_PASS_LIMIT = 0.01  # a second pass right after the first: its share of the first's
 W4_RSS_LIMIT_KIB = 10 * 1024
 W4_CPU_LIMIT_PERCENT = 0.2
 
@@ -54,7 +56,56 @@ def w1_targets(w1, params):
                           f"≤ {W1_RM_SYNC_LIMIT:.2f}×", rm_sync_verdict(tr, base, r), why))
         out.append(w1_reclaim_target(fs, tr, params))
         out.append(w1_alloc_target(fs, tr, data))
+        out.append(discards_target("W1", fs, tr.get("sent"), data.get("fstrim_discards"),
+                                   "fstrim on a fresh mount of the fstrim'd twin, + fstrim over "
+                                   "64 MiB ranges where one call left free extents"))
     return out
+
+
+def discards_target(workload, fs, sent, fstrim_discards, why=""):
+    """Discard requests the device got from trimd's pass (its diskstats)
+    against fstrim's: every discard repeated is device time, and wear."""
+    count = sent and sent["discards"]
+    r = ratio(count, fstrim_discards)
+    value = "—" if r is None else f"{x(r)} ({count} vs {fstrim_discards})"
+    return target(workload, f"{fs}: discards issued by trimd vs fstrim", value,
+                  f"≤ {DISCARDS_LIMIT:.2f}×", None if r is None else r <= DISCARDS_LIMIT, why)
+
+
+def w3_fstrim_discards(configs):
+    """fstrim's discards on a twin, and which fstrim: over 64 MiB ranges
+    where one call left free extents for them (xfs): trimd's chunks reach
+    those too, and must send each no more than once."""
+    f, stepped = configs["fstrim"], configs.get("fstrim-stepped")
+    residual = f.get("residual") or {}
+    reclaimed = f["alloc_start"] - f["alloc_end"]
+    left = residual.get("below_fstrim", 0) > ALLOC_TOLERANCE * max(reclaimed, 1)
+    if left and stepped and stepped.get("sent"):
+        return stepped["sent"]["discards"], "fstrim over 64 MiB ranges on a twin: one fstrim " \
+            "call left free extents"
+    return (f.get("sent") or {}).get("discards"), "fstrim on a twin, idle"
+
+
+def second_pass_target(fs, config, fstrim):
+    """A second pass right after the first sends next to nothing where the
+    filesystem remembers what it trimmed; fstrim's own share is the note."""
+    first, second = config.get("sent"), config.get("second")
+    share = ratio(second and second["discards"], first and first["discards"])
+    value = ("—" if share is None else
+             f"{100 * share:.2f}% ({second['discards']} of {first['discards']})")
+    f_first, f_second = (fstrim or {}).get("sent"), (fstrim or {}).get("second")
+    f_share = ratio(f_second and f_second["discards"], f_first and f_first["discards"])
+    why = "" if f_share is None else (f"fstrim's second run: {100 * f_share:.2f}% "
+                                      f"({f_second['discards']} of {f_first['discards']})")
+    limit, limit_text = SECOND_PASS_LIMIT, f"≤ {100 * SECOND_PASS_LIMIT:g}% of the first"
+    if f_share is not None and f_share > SECOND_PASS_LIMIT:
+        # FITRIM on xfs and btrfs skips nothing it trimmed before: fstrim's second
+        # run sends it all again, and that is what trimd's is held to.
+        limit = f_share * DISCARDS_LIMIT
+        limit_text = f"≤ fstrim's second run ({100 * f_share:.2f}%) × {DISCARDS_LIMIT:.2f}"
+        why += "; FITRIM on this filesystem does not skip what it trimmed before"
+    return target("W3", f"{fs}: trimd's second pass right after the first, discards",
+                  value, limit_text, None if share is None else share <= limit, why)
 
 
 def w1_takeover_targets(w1, params):
@@ -226,6 +277,8 @@ def w3_targets(w3):
                               "not in the issue: the same work where one fstrim call skips some"))
         out.append(alloc_target("W3", f"{fs}: allocation after trimd vs fstrim", t["alloc_end"],
                                 f["alloc_end"]))
+        out.append(discards_target("W3", fs, t.get("sent"), *w3_fstrim_discards(data["configs"])))
+        out.append(second_pass_target(fs, t, f))
     return out
 
 

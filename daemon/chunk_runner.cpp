@@ -37,6 +37,7 @@ struct ChunkRunner::Chunk {
   std::chrono::steady_clock::time_point started;
   std::optional<DiscardMeter> meter;
   std::optional<PreemptionWatch> watch;
+  std::optional<ChunkDeadline> deadline;
   IoBytes io_charged;  // of its own I/O, what take_own_io() has handed out
   std::optional<ChunkEnd> killed;  // why trimd killed it
   PreemptDecision decision;
@@ -61,6 +62,7 @@ void ChunkRunner::start(ChunkJob job) {
   const auto sample = sample_();
   chunk->meter.emplace(job.devices, sample);
   chunk->started = std::chrono::steady_clock::now();
+  chunk->deadline.emplace(chunk->started, job.time_limit, hold_);
   chunk->process = std::make_unique<RunnerProcess>(job.target, job.range);
   chunk->watch.emplace(job.disks, sample, IoBytes{}, unattributed_read_allowance(job.fs_type));
   chunk->job = std::move(job);
@@ -92,15 +94,16 @@ std::map<std::string, IoBytes> ChunkRunner::take_own_io() {
 }
 
 // The bound on how long trimd holds a filesystem: a chunk still in the
-// kernel past its time limit is killed, whether preemptible or not.
+// kernel past its deadline is killed, whether preemptible or not.
 void ChunkRunner::check_time_limits() {
   const auto now = std::chrono::steady_clock::now();
   for (auto& [serial, chunk] : chunks_) {
-    const Duration limit = chunk->job.time_limit;
-    if (chunk->killed || limit.count() <= 0 || now - chunk->started < limit) continue;
+    if (chunk->killed || !chunk->deadline->passed(now)) continue;
     chunk->process->kill();
     chunk->killed = ChunkEnd::TimedOut;
     chunk->killed_at_usec = wall_usec();
+    // The limit it was held to, for the manager's account of the kill.
+    chunk->job.time_limit = chunk->deadline->limit();
   }
 }
 
@@ -108,11 +111,13 @@ void ChunkRunner::check_preemption() {
   if (chunks_.empty()) return;
   const auto sample = sample_();
   for (auto& [serial, chunk] : chunks_) {
-    if (chunk->killed || !chunk->job.preemptible) continue;
+    if (chunk->killed) continue;
     const auto io = chunk->process->io();
     if (!io) continue;  // exiting: its pidfd reports it in a moment
     PreemptDecision decision = chunk->watch->observe(sample, *io);
     if (!decision.preempt()) continue;
+    chunk->deadline->foreground_seen();  // a chunk not preempted is now held to its time limit
+    if (!chunk->job.preemptible) continue;
     chunk->process->kill();
     chunk->killed = ChunkEnd::Preempted;
     chunk->decision = std::move(decision);
@@ -213,6 +218,7 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
   report.result.elapsed = std::chrono::duration_cast<Duration>(
       std::chrono::steady_clock::now() - chunk->started);
   const std::string& where = report.job.target.mount_point;
+  if (exit.raw && exit.raw->clone_error != 0) hold_ = MountHold::MountItself;
   if (exit.raw && exit.status == 0 && exit.signal == 0) {
     // Finished, even if a kill came too late to matter: the work is done.
     report.end = ChunkEnd::Finished;

@@ -7,6 +7,9 @@
 // A chunk whose FITRIM returned (or was killed) is reported once the discards
 // its filesystem queued have completed (xfs does not wait for them), so that
 // the bytes it discarded are counted whole; its disks stay held until then.
+// A chunk still in the kernel past its deadline (lib/policy/chunk_deadline.hpp:
+// the job's time_limit once it holds the mount or has met foreground I/O,
+// the safety bound before) is killed whatever its kind.
 #pragma once
 
 #include <functional>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "chunk_deadline.hpp"
 #include "discard_meter.hpp"
 #include "event_loop.hpp"
 #include "manager.hpp"
@@ -82,6 +86,9 @@ class ChunkRunner {
   std::map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;       // FITRIM running
   std::map<std::uint64_t, std::unique_ptr<Settling>> settling_;  // FITRIM returned
   std::map<std::string, IoBytes> own_io_;
+  // How runners reach their filesystems: probed at the start, and learned
+  // from every runner that could not make a detached copy.
+  MountHold hold_ = can_clone_mounts() ? MountHold::DetachedCopy : MountHold::MountItself;
 };
 
 }  // namespace trimd

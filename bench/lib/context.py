@@ -38,7 +38,7 @@ class Params:
     w2_lead_s: float = 5.0        # load runs this long before a trim starts
     w2_reactions: int = 30        # single writes into chunks in flight
     w2_repeats: int = 5           # rounds of no trim / trimd configurations, ABAB...
-    w3_fs: tuple = ("ext4", "xfs")
+    w3_fs: tuple = ("ext4", "xfs", "btrfs")
     fio_fs: tuple = ("ext4", "btrfs")
     fio_jobs: tuple = ("qd1-randwrite-fsync", "qd32-randread", "qd8-randrw-70-30")
     fio_rounds: int = 5           # peers taking turns, the baseline first in each round
@@ -199,24 +199,30 @@ def residual_fstrim(bench, image, tag, in_use=False):
     mount (allocation clusters, docs/design.md)."""
     before = disks.allocated(image)
     mnt = bench.mnt("residual")
-    in_use_after, in_use_discards = None, 0
+    in_use_after, in_use_sent = None, {"discards": 0, "bytes": 0}
     if in_use:
         with disks.plain_fs(image, mnt) as dev:
             disks.commit(mnt)
             ds0 = disks.read_diskstats(dev)
             disks.fstrim(mnt)
-            in_use_discards = disks.read_diskstats(dev)["discards"] - ds0["discards"]
+            in_use_sent = disks.discards_between(ds0, disks.settled_diskstats(dev))
         in_use_after = disks.allocated(image)
     with disks.plain_fs(image, mnt) as dev:
         ds0 = disks.read_diskstats(dev)
         seconds, reported = disks.fstrim(mnt)
-        ds1 = disks.read_diskstats(dev)
+        sent = disks.discards_between(ds0, disks.settled_diskstats(dev))
         after = disks.allocated(image)
+        ds1 = disks.read_diskstats(dev)
         disks.fstrim_stepped(mnt, os.path.getsize(image))
+        stepped = disks.discards_between(ds1, disks.settled_diskstats(dev))
     floor = disks.allocated(image)
     return {"before": before, "after": after, "reclaimed": before - after, "floor": floor,
             "below_fstrim": after - floor, "seconds": seconds,
-            "discards": in_use_discards + ds1["discards"] - ds0["discards"],
+            "discards": in_use_sent["discards"] + sent["discards"],
+            "discard_bytes": in_use_sent["bytes"] + sent["bytes"],
+            "in_use_discards": in_use_sent["discards"] if in_use else None,
+            "fresh_discards": sent["discards"],
+            "stepped_discards": stepped["discards"],
             "fstrim_reported": reported, "in_use_after": in_use_after, "tag": tag}
 
 

@@ -78,7 +78,7 @@ def loop_device(path, direct_io_off=False):
 
 def is_mounted(mount_point):
     real = os.path.realpath(mount_point)
-    with open("/proc/self/mountinfo") as f:
+    with open("/proc/self/mountinfo", errors="surrogateescape") as f:  # any bytes in names
         return any(_unescape(line.split()[4]) == real for line in f)
 
 
@@ -214,10 +214,26 @@ def read_diskstats(dev):
             if fields[2] == name:
                 v = [int(x) for x in fields[3:]]
                 return {"reads": v[0], "sectors_read": v[2], "writes": v[4],
-                        "sectors_written": v[6], "io_ticks_ms": v[9],
+                        "sectors_written": v[6], "in_flight": v[8], "io_ticks_ms": v[9],
                         "discards": v[11] if len(v) > 11 else 0,
                         "sectors_discarded": v[13] if len(v) > 13 else 0}
     raise HarnessError(f"{name} not in /proc/diskstats")
+
+
+def discards_between(before, after):
+    """What the device was sent between two read_diskstats(): the discard
+    requests it completed (diskstats' discard ios) and their bytes."""
+    return {"discards": after["discards"] - before["discards"],
+            "bytes": (after["sectors_discarded"] - before["sectors_discarded"]) * 512}
+
+
+def settled_diskstats(dev, timeout=30):
+    """read_diskstats() once nothing is in flight on `dev` (xfs's FITRIM
+    may return before its discards complete): the count is then final."""
+    def idle():
+        stats = read_diskstats(dev)
+        return stats if stats["in_flight"] == 0 else None
+    return wait_until(idle, timeout, what=f"{dev}'s requests in flight to complete")
 
 
 class AllocationSampler:
@@ -332,7 +348,7 @@ def leftovers(work_dir):
     """Mounts under the work dir and loop devices backed by files in it."""
     prefix = os.path.realpath(work_dir) + "/"
     mounts = []
-    with open("/proc/self/mountinfo") as f:
+    with open("/proc/self/mountinfo", errors="surrogateescape") as f:  # any bytes in names
         for line in f:
             point = _unescape(line.split()[4])
             if point.startswith(prefix):

@@ -183,5 +183,48 @@ class W1Alloc(unittest.TestCase):
         self.assertFalse(t["met"])
 
 
+class Discards(unittest.TestCase):
+    def test_holds_trimds_discards_to_fstrims_within_two_percent(self):
+        met = report_targets.discards_target("W3", "ext4", {"discards": 1020}, 1000)
+        missed = report_targets.discards_target("W3", "ext4", {"discards": 1021}, 1000)
+        self.assertTrue(met["met"])
+        self.assertFalse(missed["met"])
+
+    def test_w1_counts_the_ranged_fstrim_where_one_call_left_free_extents(self):
+        xfs = {"fresh_discards": 343, "stepped_discards": 10044, "below_fstrim": 99 * disks.MiB,
+               "reclaimed": 2 * disks.MiB}
+        ext4 = {"fresh_discards": 10032, "stepped_discards": 3, "below_fstrim": 0,
+                "reclaimed": 98 * disks.MiB}
+        self.assertEqual(w1.fstrim_discards(xfs), 10387)
+        self.assertEqual(w1.fstrim_discards(ext4), 10032)
+
+    def test_w3_compares_with_the_ranged_fstrim_where_one_call_left_free_extents(self):
+        configs = {"fstrim": {"sent": {"discards": 444}, "alloc_start": 2000 * disks.MiB,
+                              "alloc_end": 1990 * disks.MiB,
+                              "residual": {"below_fstrim": 900 * disks.MiB}},
+                   "fstrim-stepped": {"sent": {"discards": 8297}}}
+        self.assertEqual(report_targets.w3_fstrim_discards(configs)[0], 8297)
+        configs["fstrim"]["residual"]["below_fstrim"] = 0
+        self.assertEqual(report_targets.w3_fstrim_discards(configs)[0], 444)
+
+
+class SecondPass(unittest.TestCase):
+    def pass_counts(self, first, second):
+        return {"sent": {"discards": first}, "second": {"discards": second}}
+
+    def test_is_held_to_one_percent_where_fstrims_second_run_sends_nothing(self):
+        fstrim = self.pass_counts(8277, 0)
+        self.assertTrue(report_targets.second_pass_target(
+            "ext4", self.pass_counts(8277, 82), fstrim)["met"])
+        self.assertFalse(report_targets.second_pass_target(
+            "ext4", self.pass_counts(8277, 84), fstrim)["met"])
+
+    def test_is_held_to_fstrims_share_where_the_filesystem_skips_nothing(self):
+        fstrim = self.pass_counts(8730, 8700)
+        t = report_targets.second_pass_target("btrfs", self.pass_counts(8730, 8700), fstrim)
+        self.assertTrue(t["met"])
+        self.assertIn("fstrim's second run", t["limit"])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -77,4 +77,14 @@ int clone_mount(int fd) noexcept {
   return root;
 }
 
+bool can_clone_mounts() noexcept {
+  const int root = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return false;
+  const int copy = clone_mount(root);
+  ::close(root);
+  if (copy < 0) return false;
+  ::close(copy);
+  return true;
+}
+
 }  // namespace trimd

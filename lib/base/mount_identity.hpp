@@ -41,4 +41,8 @@ bool read_mount_identity(int fd, MountIdentity& out) noexcept;
 // busy for umount.
 int clone_mount(int fd) noexcept;
 
+// Whether clone_mount works here (kernel, seccomp filter, privileges):
+// tried once on the root directory, the copy closed again.
+bool can_clone_mounts() noexcept;
+
 }  // namespace trimd

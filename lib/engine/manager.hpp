@@ -100,7 +100,9 @@ struct ChunkJob {
   // trimming gently (overdue, disks never idle) or told to ignore idleness.
   bool preemptible = true;
   // Killed when still in the kernel after this long (chunk_time_limit): the
-  // bound on how long trimd keeps the filesystem busy.
+  // bound on how long trimd keeps the filesystem busy. A runner holding only
+  // a detached copy of the mount, with no foreground I/O seen, is held to
+  // kMaxChunkTimeLimit instead (chunk_deadline.hpp).
   Duration time_limit{0};
 };
 

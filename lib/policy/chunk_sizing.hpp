@@ -30,7 +30,8 @@ constexpr std::uint64_t kMinShrunkChunkBytes = 16ull << 20;
 // How long one chunk may hold the filesystem (its mount point is open and
 // umount says "target is busy" meanwhile): twice chunk_time, at least
 // kMinChunkTimeLimit; kFixedChunkTimeLimit when chunks are not sized by time.
-// A chunk still in the kernel then is killed and retried smaller. A chunk
+// A chunk still in the kernel then is killed and retried smaller, if it
+// pins the mount or has met foreground I/O (chunk_deadline.hpp). A chunk
 // that cannot be made smaller (one ext4 or btrfs block group is the least
 // the planner hands out) is retried with the limit doubled `doublings`
 // times, never above kMaxChunkTimeLimit: a block group dense with small
