@@ -3,9 +3,9 @@
 // its keys, and a stopped etcd never stalls the event loop.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,9 +47,10 @@ class EtcdMember {
     const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
     const int log = ::open((dir_ / "etcd.log").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     pid_ = trimd::test::spawn_child(
-        {"etcd", "--name=m1", "--data-dir=" + (dir_ / "data").string(), "--listen-client-urls=" + url_,
-         "--advertise-client-urls=" + url_, "--listen-peer-urls=" + peer_url,
-         "--initial-advertise-peer-urls=" + peer_url, "--initial-cluster=m1=" + peer_url},
+        {"etcd", "--name=m1", "--data-dir=" + (dir_ / "data").string(),
+         "--listen-client-urls=" + url_, "--advertise-client-urls=" + url_,
+         "--listen-peer-urls=" + peer_url, "--initial-advertise-peer-urls=" + peer_url,
+         "--initial-cluster=m1=" + peer_url},
         {log, log});
     ::close(log);
   }
@@ -78,12 +79,15 @@ class EtcdClient : public testing::Test {
     }
     member_.emplace();
     client_.emplace(loop_, etcd::ClientSettings{{member_->url()}, {}, {}, {}, 2s});
-    ASSERT_TRUE(trimd::test::wait_until([&] { return call("/v3/kv/range", etcd::range_prefix_request("/")).reply.has_value(); }, 20s, 200ms))
+    ASSERT_TRUE(trimd::test::wait_until(
+        [&] { return call("/v3/kv/range", etcd::range_prefix_request("/")).reply.has_value(); },
+        20s, 200ms))
         << "etcd did not answer at " << member_->url();
   }
 
   // One call, the loop run until its reply (or `limit`).
-  etcd::Outcome call(const std::string& path, const nlohmann::json& body, trimd::Duration limit = 10s) {
+  etcd::Outcome call(const std::string& path, const nlohmann::json& body,
+                     trimd::Duration limit = 10s) {
     std::optional<etcd::Outcome> outcome;
     client_->call(path, body, [&](const etcd::Outcome& o) {
       outcome = o;
@@ -111,7 +115,9 @@ TEST_F(EtcdClient, KeysUnderAPrefixComeInTheOrderTheyWereCreated) {
   ASSERT_TRUE(lease.reply) << lease.error;
   const auto id = etcd::lease_id_of(*lease.reply);
   for (const char* host : {"web3", "db1", "app2"})
-    ASSERT_TRUE(call("/v3/kv/put", etcd::put_request(std::string("/trimd/v1/pool-a/") + host, host, id)).reply);
+    ASSERT_TRUE(
+        call("/v3/kv/put", etcd::put_request(std::string("/trimd/v1/pool-a/") + host, host, id))
+            .reply);
   ASSERT_TRUE(call("/v3/kv/put", etcd::put_request("/trimd/v1/pool-b/x", "x", id)).reply);
   const auto kvs = keys("/trimd/v1/pool-a/");
   ASSERT_EQ(kvs.size(), 3u);
@@ -154,7 +160,9 @@ TEST_F(EtcdClient, AStoppedEtcdNeverStallsTheLoop) {
   loop_.run();
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_FALSE(outcome) << "etcd answered while stopped";
-  EXPECT_LT(elapsed, 1500ms) << "ten 50 ms ticks took " << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() << " ms";
+  EXPECT_LT(elapsed, 1500ms)
+      << "ten 50 ms ticks took "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() << " ms";
   tick.disarm();
   // Then the call times out on its own, with an error that names etcd.
   Timer guard(loop_, [&] { loop_.quit(); });

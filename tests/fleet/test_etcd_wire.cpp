@@ -10,7 +10,8 @@ using namespace trimd::etcd;
 TEST(EtcdWire, Base64RoundTripsEveryLengthAndByte) {
   std::string bytes;
   for (int i = 0; i < 256; ++i) bytes += static_cast<char>(i);
-  for (std::size_t n = 0; n < 10; ++n) EXPECT_EQ(base64_decode(base64_encode(bytes.substr(0, n))), bytes.substr(0, n));
+  for (std::size_t n = 0; n < 10; ++n)
+    EXPECT_EQ(base64_decode(base64_encode(bytes.substr(0, n))), bytes.substr(0, n));
   EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes);
   EXPECT_EQ(base64_encode("/trimd/v1/"), "L3RyaW1kL3YxLw==");
 }

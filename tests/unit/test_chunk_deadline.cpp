@@ -10,7 +10,7 @@ using namespace std::chrono_literals;
 namespace {
 
 const SteadyPoint kStart = SteadyPoint{} + 1h;  // a fake monotonic clock
-constexpr Duration kLimit = 4s;                  // twice the default chunk_time
+constexpr Duration kLimit = 4s;                 // twice the default chunk_time
 
 }  // namespace
 
