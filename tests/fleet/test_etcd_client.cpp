@@ -13,6 +13,7 @@
 
 #include "command.hpp"
 #include "etcd_client.hpp"
+#include "etcd_member.hpp"
 #include "wait_until.hpp"
 
 namespace {
@@ -22,61 +23,10 @@ using trimd::EventLoop;
 using trimd::Timer;
 namespace etcd = trimd::etcd;
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// One etcd member on loopback ports with its own data dir, stopped and
-// removed with the test.
-class EtcdMember {
- public:
-  EtcdMember() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "trimd-etcd-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
-    dir_ = pattern;
-    const int client = free_port(), peer = free_port();
-    url_ = "http://127.0.0.1:" + std::to_string(client);
-    const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
-    const int log = ::open((dir_ / "etcd.log").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    pid_ = trimd::test::spawn_child(
-        {"etcd", "--name=m1", "--data-dir=" + (dir_ / "data").string(),
-         "--listen-client-urls=" + url_, "--advertise-client-urls=" + url_,
-         "--listen-peer-urls=" + peer_url, "--initial-advertise-peer-urls=" + peer_url,
-         "--initial-cluster=m1=" + peer_url},
-        {log, log});
-    ::close(log);
-  }
-  ~EtcdMember() {
-    ::kill(pid_, SIGCONT);
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  const std::string& url() const { return url_; }
-  pid_t pid() const { return pid_; }
-
- private:
-  std::filesystem::path dir_;
-  std::string url_;
-  pid_t pid_ = -1;
-};
-
 class EtcdClient : public testing::Test {
  protected:
   void SetUp() override {
-    if (!trimd::test::program_in_path("etcd")) {
-      if (trimd::test::running_under_ci()) FAIL() << "no etcd (Debian etcd-server)";
-      GTEST_SKIP() << "no etcd (Debian etcd-server)";
-    }
+    TRIMD_REQUIRE_ETCD();
     member_.emplace();
     client_.emplace(loop_, etcd::ClientSettings{{member_->url()}, {}, {}, {}, 2s});
     ASSERT_TRUE(trimd::test::wait_until(
@@ -106,7 +56,7 @@ class EtcdClient : public testing::Test {
   }
 
   EventLoop loop_;
-  std::optional<EtcdMember> member_;
+  std::optional<trimd::test::EtcdMember> member_;
   std::optional<etcd::Client> client_;
 };
 

@@ -1,0 +1,168 @@
+#include "fleet_coordinator.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+namespace trimd::fleet {
+
+namespace {
+
+std::int64_t ttl_seconds(Duration ttl) {
+  return std::chrono::duration_cast<std::chrono::seconds>(ttl).count();
+}
+
+// The claim's value: who and where, for `trimctl fleet` and other hosts.
+std::string claim_value(const std::string& host, const std::string& mount_point) {
+  return nlohmann::json{{"host", host}, {"mount_point", mount_point}}.dump();
+}
+
+SlotClaim claim_of(const etcd::KeyValue& kv) {
+  const auto value = nlohmann::json::parse(kv.value, nullptr, false);
+  const auto field = [&](const char* name) {
+    return value.is_object() && value.contains(name) && value[name].is_string()
+               ? value[name].get<std::string>()
+               : std::string("?");
+  };
+  return SlotClaim{kv.key, kv.create_revision, field("host"), field("mount_point")};
+}
+
+}  // namespace
+
+Coordinator::Coordinator(EventLoop& loop, const FleetConfig& config, std::string host,
+                         Listener listener, Duration poll)
+    : loop_(loop), config_(config), host_(std::move(host)), listener_(std::move(listener)),
+      client_(loop, etcd::ClientSettings{config.endpoints, config.ca_file, config.cert_file,
+                                         config.key_file, std::chrono::seconds{5}}),
+      keepalive_timer_(loop, [this] { keep_alive(); }), poll_timer_(loop, [this] { poll_all(); }) {
+  grant_lease();
+  poll_timer_.arm_every(poll);
+}
+
+Coordinator::~Coordinator() { *alive_ = false; }
+
+void Coordinator::grant_lease() {
+  if (granting_) return;
+  granting_ = true;
+  client_.call("/v3/lease/grant", etcd::lease_grant_request(ttl_seconds(config_.lease_ttl)),
+               [this, alive = alive_](const etcd::Outcome& outcome) {
+                 if (!*alive) return;
+                 granting_ = false;
+                 if (!outcome.reply) return unreachable(outcome.error);
+                 try {
+                   lease_ = etcd::lease_id_of(*outcome.reply);
+                 } catch (const std::exception& e) {
+                   return unreachable(e.what());
+                 }
+                 keepalive_timer_.arm_every(config_.lease_ttl / 3);
+                 for (auto& [id, claim] : claims_) claim.put = false;  // a new lease: claim again
+                 for (const auto& [id, claim] : claims_) put_claim(id);
+               });
+}
+
+void Coordinator::keep_alive() {
+  if (lease_ == 0) return grant_lease();
+  client_.call("/v3/lease/keepalive", etcd::lease_keepalive_request(lease_),
+               [this, alive = alive_](const etcd::Outcome& outcome) {
+                 if (!*alive) return;
+                 if (!outcome.reply) return unreachable(outcome.error);
+                 try {
+                   if (etcd::ttl_of(*outcome.reply) > 0) return;
+                 } catch (const std::exception&) {
+                 }
+                 // The lease expired (etcd unreachable too long): its keys
+                 // are gone, every slot with them.
+                 lease_ = 0;
+                 for (auto& [id, claim] : claims_)
+                   tell(id, claim, SlotNews::Kind::Lost, "the lease expired");
+                 grant_lease();
+               });
+}
+
+void Coordinator::request(const std::string& fs_id, const std::string& backend,
+                          const std::string& mount_point) {
+  if (claims_.count(fs_id)) return;
+  claims_[fs_id] = Claim{backend, slot_key(backend, host_, fs_id), mount_point, false, {}};
+  put_claim(fs_id);
+}
+
+void Coordinator::put_claim(const std::string& fs_id) {
+  if (lease_ == 0) return;  // put when the lease comes
+  const auto& claim = claims_.at(fs_id);
+  client_.call("/v3/kv/put",
+               etcd::put_request(claim.key, claim_value(host_, claim.mount_point), lease_),
+               [this, fs_id, alive = alive_](const etcd::Outcome& outcome) {
+                 if (!*alive) return;
+                 const auto it = claims_.find(fs_id);
+                 if (it == claims_.end()) return;
+                 if (!outcome.reply) return unreachable(outcome.error);
+                 it->second.put = true;
+                 read_backend(it->second.backend);
+               });
+}
+
+void Coordinator::release(const std::string& fs_id) {
+  const auto it = claims_.find(fs_id);
+  if (it == claims_.end()) return;
+  const std::string key = it->second.key;
+  claims_.erase(it);
+  client_.call("/v3/kv/deleterange", etcd::delete_request(key), [](const etcd::Outcome&) {});
+}
+
+bool Coordinator::holds(const std::string& fs_id) const {
+  const auto it = claims_.find(fs_id);
+  return it != claims_.end() && it->second.told == SlotNews::Kind::Granted;
+}
+
+void Coordinator::poll_all() {
+  if (lease_ == 0) return grant_lease();  // etcd was not there yet, or the lease lapsed
+  std::set<std::string> backends;
+  for (const auto& [id, claim] : claims_)
+    if (claim.put) backends.insert(claim.backend);
+  for (const auto& backend : backends) read_backend(backend);
+}
+
+void Coordinator::read_backend(const std::string& backend) {
+  client_.call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
+               [this, backend, alive = alive_](const etcd::Outcome& outcome) {
+                 if (!*alive) return;
+                 if (!outcome.reply) return unreachable(outcome.error);
+                 try {
+                   judge(backend, etcd::kvs_of(*outcome.reply));
+                 } catch (const std::exception& e) {
+                   unreachable(e.what());
+                 }
+               });
+}
+
+void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs) {
+  std::vector<SlotClaim> claims;
+  for (const auto& kv : kvs) claims.push_back(claim_of(kv));
+  for (auto& [id, claim] : claims_) {
+    if (claim.backend != backend || !claim.put) continue;
+    const auto standing = standing_of(claims, claim.key, config_.max_concurrent);
+    if (!standing)
+      tell(id, claim, SlotNews::Kind::Lost, "its claim is gone from etcd");
+    else if (standing->holds)
+      tell(id, claim, SlotNews::Kind::Granted, {});
+    else
+      tell(id, claim, SlotNews::Kind::Waiting,
+           holders_text(backend, *standing, config_.max_concurrent));
+  }
+}
+
+void Coordinator::tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind,
+                       std::string reason) {
+  if (claim.told == kind && kind != SlotNews::Kind::Waiting) return;
+  claim.told = kind;
+  if (kind == SlotNews::Kind::Lost) claim.put = false;
+  listener_(SlotNews{fs_id, kind, std::move(reason)});
+}
+
+void Coordinator::unreachable(const std::string& error) {
+  spdlog::debug("fleet: etcd: {}", error);
+  for (auto& [id, claim] : claims_)
+    if (claim.told != SlotNews::Kind::Granted) tell(id, claim, SlotNews::Kind::Unreachable, error);
+}
+
+}  // namespace trimd::fleet

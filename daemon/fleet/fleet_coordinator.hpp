@@ -1,0 +1,78 @@
+// This host's side of the fleet (docs/fleet.md): one etcd lease kept alive
+// while trimd lives, one claim key per filesystem that wants to trim, and
+// the answer "holds a slot" or "waits behind these" for each, from the
+// claims under its backend's prefix (fleet_slots.hpp). Asynchronous on the
+// event loop like the client under it: nothing here blocks.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "etcd_client.hpp"
+#include "fleet_config.hpp"
+#include "fleet_slots.hpp"
+
+namespace trimd::fleet {
+
+// What a filesystem's claim came to; told on every change.
+struct SlotNews {
+  std::string fs_id;
+  enum class Kind { Granted, Waiting, Lost, Unreachable } kind = Kind::Waiting;
+  std::string reason;  // holders_text() while waiting, the error otherwise
+};
+
+class Coordinator {
+ public:
+  using Listener = std::function<void(const SlotNews&)>;
+
+  // `poll` is how often the claims of a backend with a waiting filesystem
+  // are read again.
+  Coordinator(EventLoop& loop, const FleetConfig& config, std::string host, Listener listener,
+              Duration poll = std::chrono::seconds{1});
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  // Queue `fs_id` for a slot of `backend`; Granted comes when it holds one.
+  void request(const std::string& fs_id, const std::string& backend,
+               const std::string& mount_point);
+  // Give the slot (or the place in the queue) back.
+  void release(const std::string& fs_id);
+
+  bool holds(const std::string& fs_id) const;
+
+ private:
+  struct Claim {
+    std::string backend;
+    std::string key;
+    std::string mount_point;
+    bool put = false;  // the key is in etcd
+    std::optional<SlotNews::Kind> told;
+  };
+
+  void grant_lease();
+  void keep_alive();
+  void put_claim(const std::string& fs_id);
+  void poll_all();
+  void read_backend(const std::string& backend);
+  void judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs);
+  void tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind, std::string reason);
+  void unreachable(const std::string& error);
+
+  EventLoop& loop_;
+  FleetConfig config_;
+  std::string host_;
+  Listener listener_;
+  etcd::Client client_;
+  std::int64_t lease_ = 0;
+  bool granting_ = false;
+  Timer keepalive_timer_;
+  Timer poll_timer_;
+  std::map<std::string, Claim> claims_;  // by fs id
+  // Outlives the coordinator's callbacks: a reply after destruction is dropped.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace trimd::fleet

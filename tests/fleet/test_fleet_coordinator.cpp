@@ -1,0 +1,108 @@
+// The fleet's slots between hosts, through a real etcd: two trimd hosts
+// (two coordinators, each with its own lease) on one backend with one slot.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <vector>
+
+#include "etcd_member.hpp"
+#include "fleet_coordinator.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using trimd::fleet::Coordinator;
+using trimd::fleet::SlotNews;
+
+class FleetCoordinator : public testing::Test {
+ protected:
+  void SetUp() override {
+    TRIMD_REQUIRE_ETCD();
+    member_.emplace();
+    config_.endpoints = {member_->url()};
+    config_.max_concurrent = 1;
+    config_.lease_ttl = 5s;
+  }
+
+  std::unique_ptr<Coordinator> host(const std::string& name) {
+    return std::make_unique<Coordinator>(
+        loop_, config_, name,
+        [this, name](const SlotNews& news) {
+          news_.push_back({name, news});
+        },
+        100ms);
+  }
+
+  // Runs the loop until `done` holds or `limit` passes.
+  template <typename Done>
+  bool run_until(Done done, trimd::Duration limit) {
+    trimd::Timer check(loop_, [&] {
+      if (done()) loop_.quit();
+    });
+    check.arm_every(20ms);
+    trimd::Timer guard(loop_, [&] { loop_.quit(); });
+    guard.arm_in(limit);
+    loop_.run();
+    return done();
+  }
+
+  bool told(const std::string& host, const std::string& fs, SlotNews::Kind kind) const {
+    for (const auto& [who, news] : news_)
+      if (who == host && news.fs_id == fs && news.kind == kind) return true;
+    return false;
+  }
+
+  trimd::EventLoop loop_;
+  std::optional<trimd::test::EtcdMember> member_;
+  trimd::FleetConfig config_;
+  std::vector<std::pair<std::string, SlotNews>> news_;
+};
+
+TEST_F(FleetCoordinator, OneSlotGoesToTheFirstAskerAndTheNextWaitsNamingTheHolder) {
+  auto web3 = host("web3");
+  auto db1 = host("db1");
+  web3->request("fs-a", "pool-a", "/srv");
+  ASSERT_TRUE(run_until([&] { return web3->holds("fs-a"); }, 20s)) << "web3 never got the slot";
+  db1->request("fs-b", "pool-a", "/var");
+  ASSERT_TRUE(run_until([&] { return told("db1", "fs-b", SlotNews::Kind::Waiting); }, 10s));
+  EXPECT_FALSE(db1->holds("fs-b"));
+  const auto waiting = std::find_if(news_.begin(), news_.end(), [](const auto& n) {
+    return n.first == "db1" && n.second.kind == SlotNews::Kind::Waiting;
+  });
+  EXPECT_EQ(waiting->second.reason, "pool-a: 1/1 slots held by web3:/srv");
+
+  web3->release("fs-a");
+  EXPECT_TRUE(run_until([&] { return db1->holds("fs-b"); }, 10s)) << "the slot was not passed on";
+}
+
+TEST_F(FleetCoordinator, ACrashedHoldersSlotIsFreeAfterItsLeaseExpires) {
+  auto crashed = host("crashed");
+  crashed->request("fs-a", "pool-a", "/srv");
+  ASSERT_TRUE(run_until([&] { return crashed->holds("fs-a"); }, 20s));
+  crashed.reset();  // no release, no keep-alive: as kill -9 leaves it
+  auto waiter = host("waiter");
+  waiter->request("fs-b", "pool-a", "/var");
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(run_until([&] { return waiter->holds("fs-b"); }, 20s)) << "the slot never freed";
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_LE(waited, config_.lease_ttl + 2s);
+}
+
+TEST_F(FleetCoordinator, BackendsAreCountedApart) {
+  auto a = host("a");
+  auto b = host("b");
+  a->request("fs-a", "pool-a", "/srv");
+  b->request("fs-b", "pool-b", "/srv");
+  EXPECT_TRUE(run_until([&] { return a->holds("fs-a") && b->holds("fs-b"); }, 20s));
+}
+
+TEST_F(FleetCoordinator, AnUnreachableEtcdIsReportedToAWaitingFilesystem) {
+  ASSERT_EQ(::kill(member_->pid(), SIGSTOP), 0);
+  auto lone = host("lone");
+  lone->request("fs-a", "pool-a", "/srv");
+  EXPECT_TRUE(run_until([&] { return told("lone", "fs-a", SlotNews::Kind::Unreachable); }, 20s));
+  EXPECT_FALSE(lone->holds("fs-a"));
+  ::kill(member_->pid(), SIGCONT);
+}
+
+}  // namespace
