@@ -43,8 +43,18 @@ changed_line_ranges() {
       END { if (file != "" && ranges != "") print file ranges }'
 }
 
+# Files git does not track yet are new in every line (a clean clone has
+# none; a working tree before `git add` does).
+untracked_files() {
+  git ls-files --others --exclude-standard -- '*.cpp' '*.hpp' '*.h'
+}
+
 status=0
 checked=0
+while read -r file; do
+  checked=$((checked + 1))
+  clang-format "${mode[@]}" --style=file "$file" || status=1
+done < <(untracked_files)
 while read -r file ranges; do
   [ -f "$file" ] || continue
   checked=$((checked + 1))
