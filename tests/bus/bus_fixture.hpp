@@ -14,17 +14,9 @@
 #include <vector>
 
 #include "command.hpp"  // run_command, program_in_path, running_under_ci
+#include "require_program.hpp"
 
 namespace trimd::test {
-
-// Skip (or, under CI=true, fail) the current test when `name` is not in PATH.
-#define TRIMD_REQUIRE_PROGRAM(name)                                              \
-  do {                                                                           \
-    if (!::trimd::test::program_in_path(name)) {                                 \
-      if (::trimd::test::running_under_ci()) FAIL() << (name) << " is required"; \
-      GTEST_SKIP() << (name) << " is not installed";                             \
-    }                                                                            \
-  } while (0)
 
 // A directory that other users may enter (the bus socket lives in it).
 class TempDir {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "require_program.hpp"
 
 namespace trimd::test {
 
@@ -28,11 +29,5 @@ class EtcdMember {
 
 }  // namespace trimd::test
 
-// Skips without etcd; under CI=true a missing etcd fails.
-#define TRIMD_REQUIRE_ETCD()                                                  \
-  do {                                                                        \
-    if (!trimd::test::program_in_path("etcd")) {                              \
-      if (trimd::test::running_under_ci()) FAIL() << "no etcd (etcd-server)"; \
-      GTEST_SKIP() << "no etcd (Debian etcd-server)";                         \
-    }                                                                         \
-  } while (false)
+// Skips without etcd (Debian etcd-server); under CI=true a missing etcd fails.
+#define TRIMD_REQUIRE_ETCD() TRIMD_REQUIRE_PROGRAM("etcd")
