@@ -13,6 +13,7 @@
 #include <set>
 
 #include "bus_service.hpp"
+#include "fleet_link.hpp"
 #include "log_event.hpp"
 #include "mountinfo.hpp"
 #include "status_line.hpp"
@@ -40,6 +41,9 @@ constexpr Duration kSaveInterval = std::chrono::seconds{2};
 constexpr Duration kMetricsInterval = std::chrono::seconds{5};
 // udev events come in bursts; rescan once after the burst.
 constexpr Duration kRescanDelay = std::chrono::milliseconds{200};
+// How long a stop waits for etcd to revoke the fleet lease; a silent etcd
+// lets the slots lapse with the lease TTL instead.
+constexpr Duration kLeaveGrace = std::chrono::seconds{1};
 
 // "/mnt/x/" and "/mnt//x" name the mount point "/mnt/x" of mountinfo.
 std::string normal_mount_point(const std::string& name) {
@@ -86,13 +90,6 @@ void Daemon::on_signal() {
   }
 }
 
-void warn_fleet_not_acted_on(const Config& config) {
-  if (config.fleet)
-    spdlog::warn(
-        "[fleet] is checked but not acted on by this trimd: passes are NOT capped per "
-        "backend yet (docs/fleet.md)");
-}
-
 void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
   Config fresh;
@@ -103,8 +100,8 @@ void Daemon::reload() {
     throw;
   }
   config_ = fresh;
-  warn_fleet_not_acted_on(config_);
   manager_->set_config(std::move(fresh), now());
+  if (fleet_->follow(config_.fleet)) manager_->fleet_restarted(now());
   takeover_->policy_changed();
   rescan_timer_->arm_in(kRescanDelay);
   follow_metrics_config();
@@ -190,7 +187,7 @@ void Daemon::stop_requested_chunks() {
 void Daemon::pump() {
   if (stopping_) return;
   if (options_.once && once_failed_) {
-    loop_.quit();  // a named mount point cannot be trimmed: none is
+    quit_loop();  // a named mount point cannot be trimmed: none is
     return;
   }
   stop_requested_chunks();
@@ -209,7 +206,7 @@ void Daemon::pump() {
   if (metrics_) metrics_->flush(*manager_, t);
   update_status_line();
   if (options_.once && !manager_->passes_active() && runner_->running() == 0) {
-    loop_.quit();
+    quit_loop();
     return;
   }
   wake_timer_->arm_at(manager_->next_wakeup(t, m), t);
@@ -291,7 +288,24 @@ void Daemon::shut_down() {
   if (!options_.once) hand_back_on_stop();
   save_state(true, SaveAttempt::Last);
   if (metrics_) metrics_->flush(*manager_, now(), true);
-  loop_.quit();
+  quit_loop();
+}
+
+void Daemon::quit_loop() {
+  // A quit before run() starts the loop is lost: asked again, it sticks.
+  if (left_fleet_) return loop_.quit();
+  if (quitting_) return;
+  quitting_ = true;
+  fleet_->leave(kLeaveGrace, [this] {
+    left_fleet_ = true;
+    loop_.quit();
+  });
+}
+
+void Daemon::fleet_answers(const std::vector<fleet::SlotNews>& news) {
+  for (const auto& answer : news)
+    manager_->fleet_answer(answer.fs_id, answer.kind, answer.reason, now());
+  pump();
 }
 
 int Daemon::run() {
@@ -302,6 +316,11 @@ int Daemon::run() {
                  format_duration(config_.trim.forget_after));
   manager_ = std::make_unique<Manager>(config_, std::move(state), now());
   takeover_ = std::make_unique<TakeoverController>(*manager_, remounter_);
+  fleet_ = std::make_unique<fleet::FleetLink>(
+      loop_, fleet::fleet_host_name(),
+      [this](const std::vector<fleet::SlotNews>& news) { fleet_answers(news); });
+  fleet_->follow(config_.fleet);
+  manager_->set_fleet_gate(fleet_.get());
   runner_ = std::make_unique<ChunkRunner>(
       loop_, [this] { return system_.diskstats(); }, runner_interval(config_),
       [this](const ChunkReport& report) { chunk_ended(report); });

@@ -21,6 +21,10 @@
 
 namespace trimd {
 
+namespace fleet {
+class FleetLink;
+struct SlotNews;
+}  // namespace fleet
 class MountWatcher;
 class UdevWatcher;
 class BusService;
@@ -70,6 +74,9 @@ class Daemon final : public DaemonControl {
   void save_state(bool force, SaveAttempt attempt = SaveAttempt::Periodic);
   void start_once();
   void shut_down();
+  // Ends run(): after the fleet's lease is revoked (its slots free at once).
+  void quit_loop();
+  void fleet_answers(const std::vector<fleet::SlotNews>& news);
   void update_status_line();
   // The [metrics] textfile of the config in force: exported, or not.
   void follow_metrics_config();
@@ -87,6 +94,7 @@ class Daemon final : public DaemonControl {
   std::unique_ptr<MountWatcher> mount_watcher_;
   std::unique_ptr<UdevWatcher> udev_watcher_;
   std::unique_ptr<BusService> bus_;
+  std::unique_ptr<fleet::FleetLink> fleet_;   // the engine's FleetGate
   std::unique_ptr<MetricsExporter> metrics_;  // a listener of manager_ beside the bus
   std::unique_ptr<Timer> sample_timer_;
   std::unique_ptr<Timer> wake_timer_;
@@ -98,14 +106,11 @@ class Daemon final : public DaemonControl {
   bool once_started_ = false;
   bool once_failed_ = false;
   bool stopping_ = false;
+  bool quitting_ = false;
+  bool left_fleet_ = false;
 };
 
 // --dry-run: describe what trimd sees and would do.
 int run_dry_run(const Config& config, const std::string& state_dir);
-
-// [fleet] is read and checked (--check-config names a bad value), but this
-// version does not coordinate yet: say so at every start and reload, so
-// that nobody believes passes are capped (docs/fleet.md).
-void warn_fleet_not_acted_on(const Config& config);
 
 }  // namespace trimd

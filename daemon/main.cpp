@@ -73,7 +73,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   setup_logging(options.log_level.value_or(config.log_level), options.log_format);
-  warn_fleet_not_acted_on(config);
 
   try {
     if (options.dry_run) return run_dry_run(config, options.state_dir);

@@ -10,7 +10,7 @@ set -eu
 build_packages="
   build-essential cmake pkg-config
   libudev-dev libsystemd-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev libcurl4-openssl-dev
   libsdbus-c++-dev libsdbus-c++-bin
 "
 
@@ -28,7 +28,7 @@ test_packages="
   rpm bash-completion ccache fdisk clang-format
   clang libclang-rt-14-dev
   prometheus
-  libcurl4-openssl-dev etcd-server etcd-client openssl
+  etcd-server etcd-client openssl
 "
 
 case "${1:-}" in

@@ -199,7 +199,11 @@ TEST_F(ASlowDisk, ThinDiscardsCostLittleAndStillReturnTheSpace)
     Counters c = disk.counters();
     EXPECT_EQ(c.discards, 1U);
     EXPECT_EQ(c.bytes_unmapped, 4096U);
-    EXPECT_LT(c.discard_ns, c.discards * 2'000'000U) << "a thin discard cost as much as a SATA TRIM";
+    // The model's charge, not the wall time: a loaded machine's punch alone
+    // can take milliseconds (timings belong in the bench).
+    EXPECT_LT(thin_cost().for_length(4096), std::chrono::milliseconds(2))
+        << "a thin discard costs as much as a SATA TRIM";
+    EXPECT_GE(c.discard_ns, c.punch_ns) << "the punch is part of the discard's time";
 }
 
 TEST(DeviceModels, AreNamedForTheCommandLine)

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace trimd::fleet {
 
@@ -48,6 +50,7 @@ void Coordinator::grant_lease() {
                  if (!*alive) return;
                  granting_ = false;
                  if (!outcome.reply) return unreachable(outcome.error);
+                 heard_back();
                  try {
                    lease_ = etcd::lease_id_of(*outcome.reply);
                  } catch (const std::exception& e) {
@@ -65,6 +68,7 @@ void Coordinator::keep_alive() {
                [this, alive = alive_](const etcd::Outcome& outcome) {
                  if (!*alive) return;
                  if (!outcome.reply) return unreachable(outcome.error);
+                 heard_back();
                  try {
                    if (etcd::ttl_of(*outcome.reply) > 0) return;
                  } catch (const std::exception&) {
@@ -126,6 +130,7 @@ void Coordinator::read_backend(const std::string& backend) {
                [this, backend, alive = alive_](const etcd::Outcome& outcome) {
                  if (!*alive) return;
                  if (!outcome.reply) return unreachable(outcome.error);
+                 heard_back();
                  try {
                    judge(backend, etcd::kvs_of(*outcome.reply));
                  } catch (const std::exception& e) {
@@ -137,6 +142,10 @@ void Coordinator::read_backend(const std::string& backend) {
 void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs) {
   std::vector<SlotClaim> claims;
   for (const auto& kv : kvs) claims.push_back(claim_of(kv));
+  std::sort(claims.begin(), claims.end(), [](const SlotClaim& a, const SlotClaim& b) {
+    return std::tie(a.create_revision, a.key) < std::tie(b.create_revision, b.key);
+  });
+  seen_[backend] = claims;
   for (auto& [id, claim] : claims_) {
     if (claim.backend != backend || !claim.put) continue;
     const auto standing = standing_of(claims, claim.key, config_.max_concurrent);
@@ -160,8 +169,28 @@ void Coordinator::tell(const std::string& fs_id, Claim& claim, SlotNews::Kind ki
 
 void Coordinator::unreachable(const std::string& error) {
   spdlog::debug("fleet: etcd: {}", error);
+  // Silent for longer than the lease lives: etcd may have dropped the lease
+  // and handed its slots on, so a slot held on it is no longer ours.
+  const bool lease_lapsed = SteadyClock::now() - last_reply_ > config_.lease_ttl;
+  if (lease_lapsed && lease_ != 0) {
+    lease_ = 0;
+    for (auto& [id, claim] : claims_)
+      if (claim.told == SlotNews::Kind::Granted)
+        tell(id, claim, SlotNews::Kind::Lost, "etcd unreachable for longer than the lease TTL");
+  }
   for (auto& [id, claim] : claims_)
     if (claim.told != SlotNews::Kind::Granted) tell(id, claim, SlotNews::Kind::Unreachable, error);
+}
+
+void Coordinator::revoke(std::function<void()> done) {
+  if (lease_ == 0) return done();
+  claims_.clear();
+  // etcd's LeaseRevokeRequest: the lease id as an int64 (a JSON string).
+  client_.call("/v3/lease/revoke", nlohmann::json{{"ID", std::to_string(lease_)}},
+               [done = std::move(done), alive = alive_](const etcd::Outcome&) {
+                 if (*alive) done();
+               });
+  lease_ = 0;
 }
 
 }  // namespace trimd::fleet

@@ -19,7 +19,8 @@ namespace trimd::fleet {
 // What a filesystem's claim came to; told on every change.
 struct SlotNews {
   std::string fs_id;
-  enum class Kind { Granted, Waiting, Lost, Unreachable } kind = Kind::Waiting;
+  using Kind = SlotAnswer;
+  Kind kind = Kind::Waiting;
   std::string reason;  // holders_text() while waiting, the error otherwise
 };
 
@@ -43,6 +44,15 @@ class Coordinator {
 
   bool holds(const std::string& fs_id) const;
 
+  // Stopping: the lease is revoked, every claim on it goes with it; `done`
+  // runs when etcd answered (or could not be reached).
+  void revoke(std::function<void()> done);
+
+  // What the last read of each backend with a claim of this host showed,
+  // oldest claim first: the first max_concurrent hold slots (trimctl fleet).
+  const std::map<std::string, std::vector<SlotClaim>>& seen() const { return seen_; }
+  const FleetConfig& config() const { return config_; }
+
  private:
   struct Claim {
     std::string backend;
@@ -60,6 +70,7 @@ class Coordinator {
   void judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs);
   void tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind, std::string reason);
   void unreachable(const std::string& error);
+  void heard_back() { last_reply_ = SteadyClock::now(); }
 
   EventLoop& loop_;
   FleetConfig config_;
@@ -68,9 +79,12 @@ class Coordinator {
   etcd::Client client_;
   std::int64_t lease_ = 0;
   bool granting_ = false;
+  // The last reply from etcd: a lease not renewed for a TTL may be gone.
+  SteadyPoint last_reply_ = SteadyClock::now();
   Timer keepalive_timer_;
   Timer poll_timer_;
-  std::map<std::string, Claim> claims_;  // by fs id
+  std::map<std::string, Claim> claims_;                 // by fs id
+  std::map<std::string, std::vector<SlotClaim>> seen_;  // by backend
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

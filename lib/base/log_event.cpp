@@ -38,6 +38,10 @@ std::string_view message_id(EventId id) {
     case EventId::FilesystemGone: return "9be4f094349546f98d66a35bb4ae4993";
     case EventId::RunnerKilled: return "7df5f0737dad484eb73896e664dcd23b";
     case EventId::WaitingForIdle: return "98a12ccba793483d8dbef5ee25adb6dc";
+    case EventId::FleetSlotAcquired: return "22ab84e37f32423ebe3c68b6f41f26e4";
+    case EventId::FleetSlotReleased: return "6813f772eb084022b870772e5f2c37fe";
+    case EventId::FleetSlotLost: return "9a952037680b4abd98cf49320bceea7b";
+    case EventId::FleetUnreachable: return "030f044dbbc34b98b67d421ae1a99bca";
   }
   return {};
 }

@@ -29,13 +29,18 @@ enum class EventId {
   FilesystemGone,
   RunnerKilled,
   WaitingForIdle,
+  FleetSlotAcquired,
+  FleetSlotReleased,
+  FleetSlotLost,
+  FleetUnreachable,
 };
 inline constexpr EventId kAllEventIds[] = {
-    EventId::PassStarted,    EventId::PassFinished,      EventId::PassFailed,
-    EventId::PassPreempted,  EventId::FilesystemSkipped, EventId::DaemonStarted,
-    EventId::ConfigReloaded, EventId::ReloadFailed,      EventId::PassResumed,
-    EventId::ChunkStarted,   EventId::PassPaused,        EventId::FilesystemGone,
-    EventId::RunnerKilled,   EventId::WaitingForIdle};
+    EventId::PassStarted,       EventId::PassFinished,      EventId::PassFailed,
+    EventId::PassPreempted,     EventId::FilesystemSkipped, EventId::DaemonStarted,
+    EventId::ConfigReloaded,    EventId::ReloadFailed,      EventId::PassResumed,
+    EventId::ChunkStarted,      EventId::PassPaused,        EventId::FilesystemGone,
+    EventId::RunnerKilled,      EventId::WaitingForIdle,    EventId::FleetSlotAcquired,
+    EventId::FleetSlotReleased, EventId::FleetSlotLost,     EventId::FleetUnreachable};
 
 // 128 bits as 32 lowercase hex digits, fixed forever for each kind.
 std::string_view message_id(EventId id);

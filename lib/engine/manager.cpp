@@ -52,6 +52,7 @@ const char* to_string(WaitingFor what) {
     case WaitingFor::DiskShared: return "disk_shared";
     case WaitingFor::Paused: return "paused";
     case WaitingFor::Retry: return "retry";
+    case WaitingFor::FleetSlot: return "fleet_slot";
   }
   return "";
 }
@@ -181,6 +182,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
       continue;
     }
     forget_vanished(*it->second);
+    give_back_slot(*it->second, "unmounted", now);
     std::string id = it->first;
     it = filesystems_.erase(it);
     for (auto* listener : listeners_) listener->filesystem_removed(id);
@@ -226,13 +228,13 @@ bool Manager::wants_to_run(const Tracked& fs, TimePoint now) const {
 bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   const bool forced = fs.request || (fs.pass && fs.pass->forced);
   if (!forced && !in_window(fs.policy.schedule.window, now)) {
-    set_wait(fs, Wait{WaitReason::OutsideWindow, {}}, now);
+    set_wait(fs, Wait{WaitReason::OutsideWindow, {}, {}}, now);
     return false;
   }
   if (!fs.pass) start_pass(fs, now);
   Pass& pass = *fs.pass;
   if (mono < pass.not_before) {
-    set_wait(fs, Wait{pass.backoff, {}}, now);
+    set_wait(fs, Wait{pass.backoff, {}, {}}, now);
     return false;
   }
   const auto busy = pass.ignore_idle ? std::nullopt
@@ -253,7 +255,7 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                 fmt::format("{}: foreground I/O on {}, waiting for idle disks to start",
                             fs.fs.mount.mount_point, busy->disk));
     }
-    set_wait(fs, Wait{WaitReason::DisksBusy, *busy}, now);
+    set_wait(fs, Wait{WaitReason::DisksBusy, *busy, {}}, now);
     return false;
   }
   if (gentle && !pass.gentle)
@@ -262,10 +264,10 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                                               now - fs.due)));
   pass.gentle = gentle;
   if (!disks_free(fs)) {
-    set_wait(fs, Wait{WaitReason::DiskShared, {}}, now);
+    set_wait(fs, Wait{WaitReason::DiskShared, {}, {}}, now);
     return false;
   }
-  return true;
+  return slot_allows(fs, now);
 }
 
 ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
@@ -296,7 +298,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
 std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoint mono) {
   if (fs.in_flight || !fs.trimmable() || !wants_to_run(fs, now)) return std::nullopt;
   if (fs.paused) {
-    set_wait(fs, Wait{WaitReason::Paused, {}}, now);
+    set_wait(fs, Wait{WaitReason::Paused, {}, {}}, now);
     return std::nullopt;
   }
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
@@ -323,6 +325,7 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
                    [](const Tracked* a, const Tracked* b) { return a->due < b->due; });
   for (Tracked* fs : order) {
     if (auto job = next_job(*fs, now, mono)) jobs.push_back(std::move(*job));
+    review_slot(*fs, now);
     notify(*fs, now);
     announce_start(*fs);
   }
@@ -338,6 +341,11 @@ TimePoint Manager::next_wakeup(TimePoint now, SteadyPoint mono) const {
     // the other chunk's completion wakes the loop, not a timer.
     const WaitReason reason = fs->wait.reason;
     if (reason == WaitReason::DisksBusy || reason == WaitReason::DiskShared) continue;
+    if (reason == WaitReason::FleetSlot) {
+      // The gate's answer wakes the loop; only going on alone is timed.
+      if (const auto alone = fleet_local_at(*fs)) wake = std::min(wake, *alone);
+      continue;
+    }
     TimePoint t = fs->due;
     if (fs->pass)
       t = now + std::chrono::duration_cast<Clock::duration>(

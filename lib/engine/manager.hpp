@@ -17,6 +17,8 @@
 
 #include "config.hpp"
 #include "discovery.hpp"
+#include "fleet_gate.hpp"
+#include "fleet_slots.hpp"
 #include "idleness.hpp"
 #include "pass_outcome.hpp"
 #include "preemption.hpp"
@@ -35,9 +37,18 @@ enum class ManagerState { Idle, Trimming, Paused };
 const char* to_string(ManagerState state);  // "idle", "trimming", "paused"
 
 // What a waiting or paused filesystem waits for: the bus's WaitingFor.
-enum class WaitingFor { Nothing, Due, DisksBusy, OutsideWindow, DiskShared, Paused, Retry };
+enum class WaitingFor {
+  Nothing,
+  Due,
+  DisksBusy,
+  OutsideWindow,
+  DiskShared,
+  Paused,
+  Retry,
+  FleetSlot,
+};
 // The key for machines: "", "due", "disks_busy", "outside_window",
-// "disk_shared", "paused", "retry".
+// "disk_shared", "paused", "retry", "fleet_slot".
 const char* to_string(WaitingFor what);
 
 // What `trimctl status` and the bus show of one filesystem.
@@ -68,6 +79,10 @@ struct FsStatus {
   Duration last_trimming{0};
   Duration last_waited{0};
   Lifetime lifetime;  // persisted across restarts
+  // The shared backend whose fleet-wide cap its passes count against
+  // (empty: not coordinated), and whether it holds one of its slots now.
+  std::string fleet_backend;
+  bool fleet_slot_held = false;
 
   bool operator==(const FsStatus&) const = default;
 };
@@ -220,6 +235,19 @@ class Manager {
   void set_takeover(const std::string& id, const TakeoverView& view,
                     const std::optional<TakeoverRecord>& record, TimePoint now);
 
+  // --- the fleet (docs/fleet.md) ---------------------------------------------
+  // Where slots are asked for; none (the default): no filesystem waits for one.
+  void set_fleet_gate(FleetGate* gate) { fleet_gate_ = gate; }
+  // The gate's answer about `id`'s claim (`detail`: the holders while
+  // waiting, the error when unreachable).
+  void fleet_answer(const std::string& id, SlotAnswer answer, const std::string& detail,
+                    TimePoint now);
+  // The gate starts afresh (a new [fleet] policy): every claim is gone, a
+  // chunk trimming on one is stopped, and passes ask again.
+  void fleet_restarted(TimePoint now);
+  // How long filesystems have waited for slots since start, all together.
+  Duration fleet_slot_waited() const { return fleet_waited_; }
+
   // --- what it knows ---------------------------------------------------------
   std::optional<std::string> id_for_mount_point(std::string_view mount_point) const;
   std::vector<FsStatus> statuses(TimePoint now) const;
@@ -266,9 +294,14 @@ class Manager {
   ChunkJob make_job(Tracked& fs, const TrimRange& range, TimePoint now);
   void chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& result, TimePoint now,
                 SteadyPoint mono);
-  Tracked* chunk_returned(const ChunkJob& job);
+  Tracked* chunk_returned(const ChunkJob& job, TimePoint now);
   void after_chunk(Tracked& fs, TimePoint now);
   bool disks_free(const Tracked& fs) const;
+  bool slot_required(const Tracked& fs) const;
+  bool slot_allows(Tracked& fs, TimePoint now);
+  std::optional<TimePoint> fleet_local_at(const Tracked& fs) const;
+  void review_slot(Tracked& fs, TimePoint now);
+  void give_back_slot(Tracked& fs, std::string_view why, TimePoint now);
   bool wants_to_run(const Tracked& fs, TimePoint now) const;
   void record_progress(Tracked& fs);
   void notify(Tracked& fs, TimePoint now);
@@ -288,6 +321,8 @@ class Manager {
   Lifetime totals_;
   bool paused_all_ = false;
   bool stopping_ = false;
+  FleetGate* fleet_gate_ = nullptr;
+  Duration fleet_waited_{0};
   // What manager_changed() last announced.
   std::optional<std::pair<ManagerState, Lifetime>> last_manager_sent_;
 };

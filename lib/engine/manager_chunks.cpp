@@ -39,10 +39,14 @@ void Manager::record_progress(Tracked& fs) {
 }
 
 // The job's disks are free again; its filesystem, when still tracked.
-Manager::Tracked* Manager::chunk_returned(const ChunkJob& job) {
+Manager::Tracked* Manager::chunk_returned(const ChunkJob& job, TimePoint now) {
   for (const auto& disk : job.disks) busy_disks_.erase(disk);
   Tracked* fs = find(job.fs_id);
-  if (fs && fs->in_flight == job.serial) fs->in_flight.reset();
+  if (fs && fs->in_flight == job.serial) {
+    fs->in_flight.reset();
+    fs->slot.revoked = false;
+    fs->slot.last_used = now;
+  }
   return fs && fs->pass ? fs : nullptr;
 }
 
@@ -86,7 +90,7 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
 
 void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now,
                              SteadyPoint mono) {
-  Tracked* found = chunk_returned(job);
+  Tracked* found = chunk_returned(job, now);
   if (!found) return;
   Tracked& fs = *found;
   const TrimOutcome& outcome = result.outcome;
@@ -130,6 +134,7 @@ void Manager::after_chunk(Tracked& fs, TimePoint now) {
     finish_pass(fs, PassOutcome{PassResult::Cancelled, {}}, now);
   if (fs.vanished) {
     forget_vanished(fs);
+    give_back_slot(fs, "unmounted", now);
     std::string id = fs.fs.id;
     filesystems_.erase(id);
     for (auto* listener : listeners_) listener->filesystem_removed(id);

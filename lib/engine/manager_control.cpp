@@ -134,6 +134,8 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   s.discard_mode = fs.fs.discard_mode();
   s.takeover = fs.takeover;
   s.gentle = fs.pass && fs.pass->gentle;
+  if (slot_required(fs)) s.fleet_backend = fs.policy.backend;
+  s.fleet_slot_held = fs.slot.standing == FleetSlot::Standing::Held;
   auto rec = records_.find(fs.fs.id);
   if (rec != records_.end()) {
     s.last_trim_start = rec->second.last_start;

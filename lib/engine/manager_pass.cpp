@@ -33,6 +33,7 @@ std::string Wait::text() const {
     case WaitReason::Paused: return "paused on request";
     case WaitReason::Pacing: return "pausing between chunks";
     case WaitReason::GoneRetry: return "the mount point changed; looking again shortly";
+    case WaitReason::FleetSlot: return detail;
   }
   return {};
 }
@@ -46,6 +47,7 @@ WaitingFor Wait::waiting_for() const {
     case WaitReason::Paused: return WaitingFor::Paused;
     case WaitReason::Pacing: return WaitingFor::Nothing;
     case WaitReason::GoneRetry: return WaitingFor::Retry;
+    case WaitReason::FleetSlot: return WaitingFor::FleetSlot;
   }
   return WaitingFor::Nothing;
 }
@@ -132,6 +134,7 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   record_progress(fs);
   reschedule(fs, now);
   finished_[fs.fs.id] = outcome;
+  give_back_slot(fs, "the pass ended: " + text, now);
 
   const bool failed = outcome.result == PassResult::Failed;
   const LogFields fields =
@@ -167,7 +170,7 @@ void Manager::chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> 
 }
 
 void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
-  Tracked* found = chunk_returned(job);
+  Tracked* found = chunk_returned(job, now);
   if (!found) return;
   Tracked& fs = *found;
   Pass& pass = *fs.pass;
@@ -186,7 +189,7 @@ void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mo
 }
 
 void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
-  Tracked* found = chunk_returned(job);
+  Tracked* found = chunk_returned(job, now);
   if (!found) return;
   Tracked& fs = *found;
   Pass& pass = *fs.pass;
@@ -216,7 +219,7 @@ void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mo
 }
 
 void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
-  Tracked* found = chunk_returned(job);
+  Tracked* found = chunk_returned(job, now);
   if (!found) return;
   found->pass->not_before = std::max(found->pass->not_before, mono);
   record_progress(*found);
@@ -229,7 +232,8 @@ void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint 
 std::vector<std::uint64_t> Manager::jobs_to_stop() const {
   std::vector<std::uint64_t> serials;
   for (const auto& [id, fs] : filesystems_)
-    if (fs->in_flight && (fs->paused || fs->vanished || (fs->pass && fs->pass->cancel_requested)))
+    if (fs->in_flight && (fs->paused || fs->vanished || fs->slot.revoked ||
+                          (fs->pass && fs->pass->cancel_requested)))
       serials.push_back(*fs->in_flight);
   return serials;
 }

@@ -24,11 +24,13 @@ enum class WaitReason {
   Paused,         // on request
   Pacing,         // the pause between chunks (chunk_pause, rate limit)
   GoneRetry,      // the mount point vanished mid-chunk: looked at again later
+  FleetSlot,      // its backend's fleet-wide slots are taken, or etcd is silent
 };
 
 struct Wait {
   WaitReason reason = WaitReason::None;
-  BusyDisk busy;  // for DisksBusy
+  BusyDisk busy;       // for DisksBusy
+  std::string detail;  // for FleetSlot: who holds the slots, or etcd's error
   std::string text() const;
   WaitingFor waiting_for() const;  // FsStatus::waiting_for
 };
@@ -78,6 +80,27 @@ inline bool holds_up(WaitReason reason) {
   return reason != WaitReason::None && reason != WaitReason::Pacing;
 }
 
+// A filesystem's place in its backend's fleet-wide queue (fleet_gate.hpp).
+struct FleetSlot {
+  enum class Standing {
+    None,         // not asked (or given back)
+    Asked,        // asked; no answer yet
+    Waiting,      // others hold the slots
+    Held,         // may trim
+    Unreachable,  // etcd is silent; on_unreachable decides
+    Local,        // etcd silent for unreachable_after: trimming as a lone host
+  };
+  Standing standing = Standing::None;
+  std::string backend;  // what it was asked of
+  std::string detail;   // Waiting: the holders; Unreachable: the error
+  TimePoint asked_at{};
+  std::optional<TimePoint> unreachable_since;
+  // Granted, or the last chunk came back: what "held up too long" counts from.
+  TimePoint last_used{};
+  bool revoked = false;  // lost while a chunk ran: that chunk is stopped
+  bool allows_trimming() const { return standing == Standing::Held || standing == Standing::Local; }
+};
+
 struct Manager::Tracked {
   DiscoveredFs fs;
   TrimPolicy policy;
@@ -97,6 +120,7 @@ struct Manager::Tracked {
   double range_bytes_per_sec = 0;
 
   TakeoverView takeover;
+  FleetSlot slot;
 
   std::optional<FsStatus> last_sent;
 

@@ -31,6 +31,16 @@ bool arrived_before(const SlotClaim& a, const SlotClaim& b) {
 
 }  // namespace
 
+const char* to_string(SlotAnswer answer) {
+  switch (answer) {
+    case SlotAnswer::Granted: return "granted";
+    case SlotAnswer::Waiting: return "waiting";
+    case SlotAnswer::Lost: return "lost";
+    case SlotAnswer::Unreachable: return "unreachable";
+  }
+  return "unknown";
+}
+
 std::string slot_prefix(std::string_view backend) {
   return fmt::format("/trimd/v1/{}/", key_element(backend));
 }

@@ -15,6 +15,16 @@
 
 namespace trimd {
 
+// What etcd's claims say of one filesystem's claim, told to the engine on
+// every change (daemon/fleet/fleet_coordinator.hpp).
+enum class SlotAnswer {
+  Granted,      // among the first max_concurrent: trim
+  Waiting,      // behind others, in arrival order
+  Lost,         // the claim is gone (the lease expired): stop, ask again
+  Unreachable,  // etcd does not answer: on_unreachable decides
+};
+const char* to_string(SlotAnswer answer);  // "granted", "waiting", "lost", "unreachable"
+
 // One key under the prefix: a filesystem waiting for or holding a slot.
 struct SlotClaim {
   std::string key;

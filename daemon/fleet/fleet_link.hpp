@@ -1,0 +1,60 @@
+// The daemon's FleetGate (lib/engine/fleet_gate.hpp): the engine's asks go
+// to the coordinator of the [fleet] in force, and the coordinator's answers
+// go back to the engine, one loop turn later (an answer may make the engine
+// give a claim back, which must not happen inside the coordinator's own
+// walk over its claims). Without [fleet] there is no coordinator and no
+// socket.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "event_loop.hpp"
+#include "fleet_config.hpp"
+#include "fleet_coordinator.hpp"
+#include "fleet_gate.hpp"
+
+namespace trimd::fleet {
+
+class FleetLink final : public FleetGate {
+ public:
+  using Answers = std::function<void(const std::vector<SlotNews>&)>;
+
+  FleetLink(EventLoop& loop, std::string host, Answers answers);
+  ~FleetLink() override;
+
+  // The [fleet] of the policy now in force. True when the coordinator was
+  // replaced or dropped: every claim went with it (Manager::fleet_restarted).
+  bool follow(const std::optional<FleetConfig>& config);
+  // Stopping: the lease is revoked, so the slots free at once rather than a
+  // TTL later; `done` runs when etcd answered or `timeout` passed.
+  void leave(Duration timeout, std::function<void()> done);
+
+  void ask(const std::string& fs_id, const std::string& backend,
+           const std::string& mount_point) override;
+  void give_back(const std::string& fs_id) override;
+
+  const Coordinator* coordinator() const { return coordinator_.get(); }
+  const std::string& host() const { return host_; }
+
+ private:
+  void deliver();
+
+  EventLoop& loop_;
+  std::string host_;
+  Answers answers_;
+  std::optional<FleetConfig> config_;
+  std::unique_ptr<Coordinator> coordinator_;
+  std::vector<SlotNews> pending_;
+  Timer deliver_timer_;
+  std::unique_ptr<Timer> leave_timer_;
+  std::function<void()> left_;
+};
+
+// This host's name in the fleet's keys and values (gethostname()).
+std::string fleet_host_name();
+
+}  // namespace trimd::fleet

@@ -1,0 +1,203 @@
+// The manager and the fleet's cap on passes per backend, with a fake gate:
+// when a slot is asked for and given back, what a pass does while it waits,
+// and what it does when etcd is silent.
+#include "manager_fixture.hpp"
+
+using namespace trimd;
+using namespace trimd::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Records what the manager asks of the fleet; the test answers.
+class FakeGate : public FleetGate {
+ public:
+  std::vector<std::string> asked;
+  std::vector<std::string> given_back;
+  std::set<std::string> open;  // asked and not given back
+  void ask(const std::string& fs_id, const std::string& backend, const std::string&) override {
+    asked.push_back(fs_id + "@" + backend);
+    open.insert(fs_id);
+  }
+  void give_back(const std::string& fs_id) override {
+    given_back.push_back(fs_id);
+    open.erase(fs_id);
+  }
+};
+
+Config fleet_config(OnUnreachable on_unreachable = OnUnreachable::Local) {
+  Config config = quick_config();
+  FleetConfig fleet;
+  fleet.endpoints = {"http://127.0.0.1:2379"};
+  fleet.backend = "pool-a";
+  fleet.lease_ttl = 15s;
+  fleet.on_unreachable = on_unreachable;
+  fleet.unreachable_after = 2min;
+  config.fleet = fleet;
+  config.trim.backend = fleet.backend;
+  return config;
+}
+
+}  // namespace
+
+class ManagerFleet : public ManagerTest {
+ protected:
+  void SetUp() override { disks["loop0"] = {}; }
+  DiscoveredFs fs = make_fs("/mnt/a", "loop0");
+  FakeGate gate;
+
+  std::unique_ptr<Manager> make_gated(Config config = fleet_config()) {
+    auto m = make(std::move(config));
+    m->set_fleet_gate(&gate);
+    return m;
+  }
+  std::unique_ptr<Manager> granted(Config config = fleet_config()) {
+    auto m = make_gated(std::move(config));
+    track_and_start(*m, fs);
+    m->fleet_answer(fs.id, SlotAnswer::Granted, {}, now);
+    return m;
+  }
+};
+
+TEST_F(ManagerFleet, AFilesystemOnASharedBackendTrimsNothingBeforeItHoldsASlot) {
+  auto m = make_gated();
+  EXPECT_TRUE(track_and_start(*m, fs).empty());
+  EXPECT_EQ(gate.asked, std::vector<std::string>{fs.id + "@pool-a"});
+  const auto status = m->status(fs.id, now);
+  EXPECT_EQ(status->state, FsState::Waiting);
+  EXPECT_EQ(status->waiting_for, WaitingFor::FleetSlot);
+  EXPECT_EQ(status->fleet_backend, "pool-a");
+  EXPECT_FALSE(status->fleet_slot_held);
+
+  m->fleet_answer(fs.id, SlotAnswer::Waiting, "pool-a: 1/1 slots held by web3:/srv", now);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_EQ(m->status(fs.id, now)->state_reason, "pool-a: 1/1 slots held by web3:/srv");
+  EXPECT_EQ(gate.asked.size(), 1u) << "asked once, not at every look";
+
+  advance(30s);
+  m->fleet_answer(fs.id, SlotAnswer::Granted, {}, now);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
+  EXPECT_TRUE(m->status(fs.id, now)->fleet_slot_held);
+  EXPECT_EQ(m->fleet_slot_waited(), 30s);
+}
+
+TEST_F(ManagerFleet, NoSlotIsAskedForWhileTheDisksAreBusy) {
+  auto m = make_gated();
+  m->update_filesystems({fs}, now);
+  busy.insert("loop0");
+  pass_time(*m, 6);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_TRUE(gate.asked.empty());
+  EXPECT_EQ(m->status(fs.id, now)->waiting_for, WaitingFor::DisksBusy);
+}
+
+TEST_F(ManagerFleet, AFilesystemWithoutABackendIsNotCoordinated) {
+  Config config = fleet_config();
+  config.fleet->backend.clear();
+  config.trim.backend.clear();
+  auto m = make_gated(config);
+  EXPECT_EQ(track_and_start(*m, fs).size(), 1u);
+  EXPECT_TRUE(gate.asked.empty());
+  EXPECT_EQ(m->status(fs.id, now)->fleet_backend, "");
+}
+
+TEST_F(ManagerFleet, TheSlotIsGivenBackWhenThePassEnds) {
+  auto m = granted();
+  EXPECT_GT(run_to_completion(*m), 0);
+  EXPECT_EQ(m->finished_passes().at(fs.id).result, PassResult::Success);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{fs.id});
+  EXPECT_TRUE(gate.open.empty());
+  EXPECT_FALSE(m->status(fs.id, now)->fleet_slot_held);
+}
+
+TEST_F(ManagerFleet, TheSlotIsGivenBackWhenThePassIsCancelled) {
+  auto m = granted();
+  const auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  m->cancel({fs.id}, now);
+  m->chunk_interrupted(jobs[0], now, mono);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{fs.id});
+}
+
+TEST_F(ManagerFleet, ASlotHeldUpByForegroundIoLongerThanOneLeaseTtlIsGivenBackAndAskedForAgain) {
+  auto m = granted();
+  auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  m->chunk_preempted(jobs[0], now, mono);
+  busy.insert("loop0");
+  pass_time(*m, 10);
+  m->take_jobs(now, mono);
+  EXPECT_TRUE(gate.given_back.empty()) << "10 s held up is within the 15 s lease TTL";
+  pass_time(*m, 6);
+  m->take_jobs(now, mono);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{fs.id});
+  EXPECT_EQ(m->status(fs.id, now)->waiting_for, WaitingFor::DisksBusy);
+
+  busy.clear();
+  pass_time(*m, 6);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty()) << "it must queue again first";
+  EXPECT_EQ(gate.asked.size(), 2u);
+  EXPECT_EQ(m->status(fs.id, now)->waiting_for, WaitingFor::FleetSlot);
+}
+
+TEST_F(ManagerFleet, APausedPassGivesItsSlotBackAfterOneLeaseTtl) {
+  auto m = granted();
+  m->pause({fs.id}, now);
+  advance(16s);
+  m->take_jobs(now, mono);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{fs.id});
+}
+
+TEST_F(ManagerFleet, ALostSlotStopsTheChunkInFlightAndThePassAsksAgain) {
+  auto m = granted();
+  const auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  m->fleet_answer(fs.id, SlotAnswer::Lost, "the lease expired", now);
+  EXPECT_EQ(m->jobs_to_stop(), std::vector<std::uint64_t>{jobs[0].serial});
+  m->chunk_interrupted(jobs[0], now, mono);
+  EXPECT_TRUE(m->jobs_to_stop().empty());
+  EXPECT_EQ(m->persistent_state().at(fs.id).cursor, jobs[0].range.start);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_EQ(gate.asked.size(), 2u);
+}
+
+TEST_F(ManagerFleet, UnreachableEtcdWithLocalTrimsAloneAfterUnreachableAfter) {
+  auto m = make_gated(fleet_config(OnUnreachable::Local));
+  track_and_start(*m, fs);
+  m->fleet_answer(fs.id, SlotAnswer::Unreachable, "Connection refused", now);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_NE(m->status(fs.id, now)->state_reason.find("etcd unreachable"), std::string::npos);
+  EXPECT_EQ(m->next_wakeup(now, mono), now + 2min) << "going on alone is timed";
+  pass_time(*m, 119);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  pass_time(*m, 1);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
+}
+
+TEST_F(ManagerFleet, UnreachableEtcdWithWaitNeverTrims) {
+  auto m = make_gated(fleet_config(OnUnreachable::Wait));
+  track_and_start(*m, fs);
+  m->fleet_answer(fs.id, SlotAnswer::Unreachable, "Connection refused", now);
+  pass_time(*m, 600);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_EQ(m->status(fs.id, now)->waiting_for, WaitingFor::FleetSlot);
+  EXPECT_GT(m->next_wakeup(now, mono), now + 30min) << "nothing timed while it waits";
+}
+
+TEST_F(ManagerFleet, AnUnmountedFilesystemGivesItsPlaceBack) {
+  auto m = make_gated();
+  track_and_start(*m, fs);
+  m->update_filesystems({}, now);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{fs.id});
+}
+
+TEST_F(ManagerFleet, ARestartedGateForgetsEverySlot) {
+  auto m = granted();
+  const auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  m->fleet_restarted(now);
+  EXPECT_EQ(m->jobs_to_stop(), std::vector<std::uint64_t>{jobs[0].serial});
+  m->chunk_interrupted(jobs[0], now, mono);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_EQ(gate.asked.size(), 2u);
+}
