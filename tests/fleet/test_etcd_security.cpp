@@ -125,8 +125,14 @@ TEST_F(EtcdAuth, TheRightPasswordFromItsFileGetsATokenThatEveryCallCarries) {
   const auto settings = settings_with_password("s3cret pass");
   EXPECT_EQ(settings.password, "s3cret pass") << "the trailing newline is not part of it";
   etcd::Client client(loop_, settings);
-  const auto written = put(client, "/trimd/v1/pool-a/web3");
+  // What the coordinator does: a lease, a claim on it.
+  const auto lease = call_and_wait(loop_, client, "/v3/lease/grant", etcd::lease_grant_request(30));
+  ASSERT_TRUE(lease.reply) << lease.error;
+  const auto written = call_and_wait(
+      loop_, client, "/v3/kv/put",
+      etcd::put_request("/trimd/v1/pool-a/web3", "v", etcd::lease_id_of(*lease.reply)));
   ASSERT_TRUE(written.reply) << written.error;
+  EXPECT_EQ(client.tokens_fetched(), 1u) << "one token serves every call";
   const auto read =
       call_and_wait(loop_, client, "/v3/kv/range", etcd::range_prefix_request("/trimd/v1/pool-a/"));
   ASSERT_TRUE(read.reply) << read.error;
