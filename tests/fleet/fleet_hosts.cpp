@@ -9,22 +9,29 @@
 
 namespace trimd::test {
 
+namespace {
+
+std::string optional_setting(const std::string& name, const std::string& value) {
+  return value.empty() ? std::string{} : name + " = \"" + value + "\"\n";
+}
+
+}  // namespace
+
 std::string fleet_host_config(const FleetPolicy& policy, const std::string& mount_point) {
   std::string endpoints;
   for (const auto& url : policy.etcd) endpoints += (endpoints.empty() ? "\"" : ", \"") + url + "\"";
-  return "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\n\n"
-         "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\npause = \"" +
-         policy.pause + "\"\nchunk_size = \"" + policy.chunk_size + "\"\nrate_limit = \"" +
-         policy.rate_limit +
-         "\"\n\n"
-         "[fleet]\netcd = [" +
-         endpoints + "]\nbackend = \"" + policy.backend +
-         "\"\nmax_concurrent = " + std::to_string(policy.max_concurrent) + "\nlease_ttl = \"" +
-         policy.lease_ttl +
-         "\"\n\n"
-         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
-         "[[filesystem]]\nmatch = \"" +
-         mount_point + "\"\nenabled = true\n";
+  std::string toml = "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\n\n";
+  toml += "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\n";
+  toml += "pause = \"" + policy.pause + "\"\nchunk_size = \"" + policy.chunk_size + "\"\n";
+  toml += "rate_limit = \"" + policy.rate_limit + "\"\n\n";
+  toml += "[fleet]\netcd = [" + endpoints + "]\nbackend = \"" + policy.backend + "\"\n";
+  toml += "max_concurrent = " + std::to_string(policy.max_concurrent) + "\n";
+  toml += "lease_ttl = \"" + policy.lease_ttl + "\"\n";
+  toml += optional_setting("on_unreachable", policy.on_unreachable);
+  toml += optional_setting("unreachable_after", policy.unreachable_after);
+  toml += "\n[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n";
+  toml += "[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n";
+  return toml;
 }
 
 FleetHost::FleetHost(const FleetPolicy& policy, std::uint64_t size_mib)

@@ -32,6 +32,8 @@ struct FleetPolicy {
   std::string chunk_size = "4MiB";
   std::string pause = "100ms";
   std::string rate_limit = "0";
+  std::string on_unreachable;     // empty: trimd's default
+  std::string unreachable_after;  // empty: trimd's default
 };
 
 // trimd.toml for one host: idle at once, its own mount point only.
@@ -48,6 +50,7 @@ class FleetHost {
   TrimdProcess& trimd() { return *trimd_; }
   bool started() const { return trimd_.has_value(); }
   std::uint64_t allocated_bytes() const { return fs_.image.allocated_bytes(); }
+  const PrivateBus& bus() const { return bus_; }
 
  private:
   TrimdSandbox sandbox_;

@@ -12,8 +12,7 @@
 #include <map>
 #include <thread>
 
-#include "etcd_cluster.hpp"
-#include "fleet_hosts.hpp"
+#include "fleet_hosts_fixture.hpp"
 #include "trimd_log.hpp"
 #include "wait_until.hpp"
 
@@ -21,51 +20,6 @@ namespace trimd::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-class FleetHosts : public ::testing::Test {
- protected:
-  void SetUp() override {
-    REQUIRE_ROOT_OR_FAIL();
-    TRIMD_SKIP_OR_FAIL_IF(missing_tools(tools_for(Fs::Ext4)));
-    REQUIRE_TOOLS_OR_FAIL("dbus-daemon", "busctl", "etcd", "etcdctl");
-    cluster_.emplace();
-    policy_.etcd = cluster_->urls();
-  }
-
-  void start_hosts(std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) {
-      hosts_.push_back(std::make_unique<FleetHost>(policy_));
-      names_[hosts_.back()->mount_point()] = "h" + std::to_string(i + 1);
-    }
-    for (auto& host : hosts_) host->start();
-  }
-
-  bool finished(FleetHost& host) {
-    return !host.trimd().events(EventId::PassFinished, host.mount_point()).empty();
-  }
-
-  // "h3 h5 | h1 h2": the holders, then the queue, by create revision.
-  std::string claims_text(const ClaimSample& sample) {
-    std::string out;
-    for (std::size_t i = 0; i < sample.claims.size(); ++i) {
-      if (i == policy_.max_concurrent) out += " |";
-      out += " " + names_[claim_mount_point(sample.claims[i])];
-    }
-    return out;
-  }
-
-  std::string logs() {
-    std::string out;
-    for (auto& host : hosts_)
-      out += "---- " + names_[host->mount_point()] + "\n" + host->trimd().log();
-    return out;
-  }
-
-  std::optional<EtcdCluster> cluster_;  // first made, last gone: after every trimd
-  FleetPolicy policy_;
-  std::vector<std::unique_ptr<FleetHost>> hosts_;
-  std::map<std::string, std::string> names_;  // mount point -> "h1"...
-};
 
 // etcd's claims every 100 ms on a thread of its own, until destroyed.
 class ClaimSampler {
@@ -97,7 +51,7 @@ bool held_throughout(const std::vector<HoldSpan>& spans, const ClaimSample& samp
   });
 }
 
-TEST_F(FleetHosts, EightHostsOnOneBackendNeverTrimMoreThanTwoAtOnceAndEveryOneFinishes) {
+TEST_F(FleetHostsTest, EightHostsOnOneBackendNeverTrimMoreThanTwoAtOnceAndEveryOneFinishes) {
   start_hosts(8);
   ClaimSampler sampler(policy_.etcd, policy_.backend);
   const bool all_done = wait_until(
@@ -153,7 +107,7 @@ TEST_F(FleetHosts, EightHostsOnOneBackendNeverTrimMoreThanTwoAtOnceAndEveryOneFi
   EXPECT_EQ(disagreements, 0u) << "a trimd held a slot etcd did not give it";
 }
 
-TEST_F(FleetHosts, AHolderKilledWithSigkillFreesItsSlotWithinTheLeaseTtlForAWaiter) {
+TEST_F(FleetHostsTest, AHolderKilledWithSigkillFreesItsSlotWithinTheLeaseTtlForAWaiter) {
   policy_.rate_limit = "6MiB";  // ~10 s passes: the other holder is still at it
   start_hosts(3);
   const auto holding = [&](FleetHost& h) {
