@@ -17,7 +17,8 @@ build_packages="
 # The test tiers: GoogleTest; real filesystems on loop devices (unit tests
 # make none); a private dbus-daemon and udev; the bench's FUSE disk and
 # charts; the boot tier's package build, Debian root and container; the RPM
-# spec check; the libFuzzer targets; clang-format (scripts/check-format.sh).
+# spec check; the libFuzzer targets; clang-format (scripts/check-format.sh);
+# the fleet tier's etcd cluster and the certificates its TLS tests make.
 test_packages="
   libgtest-dev libgmock-dev
   util-linux mount e2fsprogs xfsprogs btrfs-progs
@@ -27,7 +28,7 @@ test_packages="
   rpm bash-completion ccache fdisk clang-format
   clang libclang-rt-14-dev
   prometheus
-  etcd-server etcd-client
+  etcd-server etcd-client openssl
 "
 
 case "${1:-}" in

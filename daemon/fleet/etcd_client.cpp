@@ -2,6 +2,11 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace trimd::etcd {
@@ -9,9 +14,11 @@ namespace trimd::etcd {
 struct Client::Request {
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
-  std::string body;
+  Call call{{}, {}, {}};
+  std::string token;         // the one it was sent with
+  std::size_t endpoint = 0;  // index into the settings' endpoints
   std::string response;
-  Done done;
+  char error[CURL_ERROR_SIZE] = {};  // curl's detail (which TLS check failed, ...)
   ~Request() {
     curl_slist_free_all(headers);
     curl_easy_cleanup(easy);
@@ -32,7 +39,73 @@ std::uint32_t epoll_events(int what) {
   return events;
 }
 
+std::string read_password(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("fleet: cannot read password_file " + path + ": " +
+                             std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string password = text.str();
+  if (password.ends_with('\n')) password.pop_back();
+  if (password.ends_with('\r')) password.pop_back();
+  if (password.empty()) throw std::runtime_error("fleet: password_file " + path + " is empty");
+  return password;
+}
+
+// With TLS 1.3 the client's side of the handshake is over before etcd has
+// checked its certificate: a refused one shows as the connection closed
+// under the first request, often before etcd's alert can be read.
+bool closed_after_handshake(CURLcode code) {
+  return code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING ||
+         code == CURLE_HTTP2 || code == CURLE_HTTP2_STREAM;
+}
+
 }  // namespace
+
+// What a failed transfer says: curl's class of error and its detail, e.g.
+// "SSL connect error (... tlsv1 alert unknown ca)", and what is likely
+// wrong when the detail cannot say.
+std::string Client::transfer_error(const std::string& endpoint, CURLcode code,
+                                   const char* detail) const {
+  std::string text = curl_easy_strerror(code);
+  if (detail[0] != '\0') text += std::string(" (") + detail + ")";
+  const bool alert_read = std::string_view(detail).find("alert") != std::string_view::npos;
+  if (endpoint.starts_with("https://") && !settings_.cert_file.empty() &&
+      closed_after_handshake(code) && !alert_read)
+    text +=
+        "; etcd closed the TLS connection after the handshake, as it does with a client "
+        "certificate it does not trust: is cert signed by etcd's --trusted-ca-file?";
+  return text;
+}
+
+namespace {
+
+std::string etcd_message(const nlohmann::json& reply) {
+  if (!reply.is_object()) return {};
+  for (const char* field : {"message", "error"}) {
+    const auto it = reply.find(field);
+    if (it != reply.end() && it->is_string()) return it->get<std::string>();
+  }
+  return {};
+}
+
+}  // namespace
+
+ClientSettings settings_from(const FleetConfig& config) {
+  ClientSettings settings;
+  settings.endpoints = config.endpoints;
+  settings.ca_file = config.ca_file;
+  settings.cert_file = config.cert_file;
+  settings.key_file = config.key_file;
+  // A call to a stopped member gives up after a third of the lease, so the
+  // next endpoint keeps the lease alive in time.
+  settings.request_timeout =
+      std::clamp<Duration>(config.lease_ttl / 3, std::chrono::seconds{1}, std::chrono::seconds{5});
+  settings.user = config.user;
+  if (!config.user.empty()) settings.password = read_password(config.password_file);
+  return settings;
+}
 
 Client::Client(EventLoop& loop, ClientSettings settings)
     : loop_(loop), settings_(std::move(settings)), multi_(curl_multi_init()),
@@ -53,23 +126,71 @@ Client::~Client() {
 }
 
 void Client::call(const std::string& path, const nlohmann::json& body, Done done) {
+  Call call{path, body.dump(), std::move(done)};
+  if (settings_.user.empty() || !token_.empty()) return send(std::move(call), token_);
+  waiting_for_token_.push_back(std::move(call));
+  authenticate();
+}
+
+void Client::authenticate() {
+  if (authenticating_) return;
+  authenticating_ = true;
+  send(
+      Call{"/v3/auth/authenticate", authenticate_request(settings_.user, settings_.password).dump(),
+           [this](const Outcome& outcome) { on_authenticated(outcome); }},
+      {});
+}
+
+// The calls that waited for a token go out with it, or fail with why there
+// is none (a wrong password, an unreachable etcd).
+void Client::on_authenticated(const Outcome& outcome) {
+  authenticating_ = false;
+  std::string error;
+  if (outcome.reply) {
+    try {
+      token_ = token_of(*outcome.reply);
+      ++tokens_fetched_;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  } else {
+    error = outcome.error;
+  }
+  auto waiting = std::move(waiting_for_token_);
+  waiting_for_token_.clear();
+  for (auto& call : waiting) {
+    if (error.empty())
+      send(std::move(call), token_);
+    else
+      call.done(
+          Outcome{std::nullopt, "authentication as \"" + settings_.user + "\" failed: " + error});
+  }
+}
+
+void Client::send(Call call, std::string token) {
   auto request = std::make_unique<Request>();
   request->easy = curl_easy_init();
   if (!request->easy) {
-    done(Outcome{std::nullopt, "curl_easy_init failed"});
+    call.done(Outcome{std::nullopt, "curl_easy_init failed"});
     return;
   }
-  request->body = body.dump();
-  request->done = std::move(done);
+  request->call = std::move(call);
+  request->token = std::move(token);
+  request->endpoint = current_;
   request->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  if (!request->token.empty())
+    request->headers =
+        curl_slist_append(request->headers, ("Authorization: " + request->token).c_str());
   CURL* easy = request->easy;
-  const std::string url = endpoint() + path;
+  const std::string url = endpoint() + request->call.path;
+  const auto& body = request->call.body;
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, request->headers);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request->body.c_str());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(request->body.size()));
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body.c_str());
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_response);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &request->response);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, request->error);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                          settings_.request_timeout)
@@ -126,6 +247,40 @@ void Client::act(curl_socket_t fd, int flags) {
   finish_done();
 }
 
+// A token etcd no longer takes is dropped and the call queued for a new
+// one, once; a call already sent again, or the authentication itself, is not.
+bool Client::renews_token(Request& request, long status, const nlohmann::json& reply) {
+  if (request.token.empty() || request.call.renewed || !rejects_token(status, reply)) return false;
+  if (token_ == request.token) token_.clear();
+  request.call.renewed = true;
+  waiting_for_token_.push_back(std::move(request.call));
+  authenticate();
+  return true;
+}
+
+// Every endpoint is tried once before a call fails; the one that answers
+// stays the current one.
+bool Client::tries_next_endpoint(Request& request, CURLcode code) {
+  auto& call = request.call;
+  if (!call.failures.empty()) call.failures += "; ";
+  const auto& where = settings_.endpoints[request.endpoint];
+  call.failures += where + ": " + transfer_error(where, code, request.error);
+  if (current_ == request.endpoint) current_ = (current_ + 1) % settings_.endpoints.size();
+  if (++call.endpoints_tried >= settings_.endpoints.size()) return false;
+  send(std::move(call), request.token);
+  return true;
+}
+
+Outcome Client::outcome_of(const Request& request, long status, nlohmann::json parsed) const {
+  const std::string& where = settings_.endpoints[request.endpoint];
+  if (parsed.is_discarded())
+    return Outcome{std::nullopt, where + ": HTTP " + std::to_string(status) + ", not JSON"};
+  if (status != 200)
+    return Outcome{std::nullopt,
+                   where + ": HTTP " + std::to_string(status) + ": " + etcd_message(parsed)};
+  return Outcome{std::move(parsed), {}};
+}
+
 // Replies are handed out after curl is done with them, and a callback may
 // start the next call at once.
 void Client::finish_done() {
@@ -140,21 +295,14 @@ void Client::finish_done() {
     auto request = std::move(node.mapped());
     long status = 0;
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-    Outcome outcome;
     if (code != CURLE_OK) {
-      outcome.error = std::string(endpoint()) + ": " + curl_easy_strerror(code);
-      current_ = (current_ + 1) % settings_.endpoints.size();  // try the next one next time
-    } else {
-      auto parsed = nlohmann::json::parse(request->response, nullptr, false);
-      if (parsed.is_discarded())
-        outcome.error = endpoint() + ": HTTP " + std::to_string(status) + ", not JSON";
-      else if (status != 200)
-        outcome.error = endpoint() + ": HTTP " + std::to_string(status) + ": " +
-                        parsed.value("message", parsed.value("error", std::string{}));
-      else
-        outcome.reply = std::move(parsed);
+      if (!tries_next_endpoint(*request, code))
+        request->call.done(Outcome{std::nullopt, request->call.failures});
+      continue;
     }
-    request->done(outcome);
+    auto reply = nlohmann::json::parse(request->response, nullptr, false);
+    if (renews_token(*request, status, reply)) continue;
+    request->call.done(outcome_of(*request, status, std::move(reply)));
   }
 }
 

@@ -20,6 +20,7 @@
 
 #include "etcd_wire.hpp"
 #include "event_loop.hpp"
+#include "fleet_config.hpp"
 #include "time.hpp"
 
 namespace trimd::etcd {
@@ -28,7 +29,15 @@ struct ClientSettings {
   std::vector<std::string> endpoints;  // http(s)://host:port, tried in turn
   std::string ca_file, cert_file, key_file;
   Duration request_timeout = std::chrono::seconds{5};
+  // etcd authentication; an empty user: none. The password is never logged.
+  std::string user, password;
 };
+
+// The client's settings for [fleet]: the password read from password_file
+// (a trailing newline dropped), and a request timeout short enough that a
+// stopped endpoint is left behind well within one lease TTL. Throws
+// std::runtime_error naming the file (never its content) when it cannot be read.
+ClientSettings settings_from(const FleetConfig& config);
 
 // What a call came to: a reply body, or why there is none.
 struct Outcome {
@@ -45,17 +54,41 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  // POST `body` to `path` (e.g. "/v3/kv/range") of the current endpoint;
-  // a failed connection moves on to the next endpoint for the next call.
+  // POST `body` to `path` (e.g. "/v3/kv/range") of the current endpoint.
+  // A failed transfer (refused, timed out, TLS) goes on to the next
+  // endpoint, which later calls keep, until each has been tried once.
+  // With a user, the call carries a token, got first if there is none yet
+  // and got anew (the call sent again, once) when etcd rejects it.
   void call(const std::string& path, const nlohmann::json& body, Done done);
 
-  std::size_t in_flight() const { return requests_.size(); }
+  // Calls sent and not answered, and those waiting for a token.
+  std::size_t in_flight() const { return requests_.size() + waiting_for_token_.size(); }
   const std::string& endpoint() const { return settings_.endpoints[current_]; }
+  // Tokens got from etcd so far: 1 after the first call with a user, one
+  // more for each token etcd no longer took.
+  std::size_t tokens_fetched() const { return tokens_fetched_; }
 
  private:
+  struct Call {
+    Call(std::string path_, std::string body_, Done done_)
+        : path(std::move(path_)), body(std::move(body_)), done(std::move(done_)) {}
+    std::string path;
+    std::string body;
+    Done done;
+    bool renewed = false;  // sent again with a new token: not again
+    std::size_t endpoints_tried = 0;
+    std::string failures;  // what each endpoint tried came to
+  };
   struct Request;
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* self, void* socketp);
   static int on_timer(CURLM* multi, long timeout_ms, void* self);
+  void send(Call call, std::string token);
+  void authenticate();
+  void on_authenticated(const Outcome& outcome);
+  bool renews_token(Request& request, long status, const nlohmann::json& reply);
+  bool tries_next_endpoint(Request& request, CURLcode code);
+  std::string transfer_error(const std::string& endpoint, CURLcode code, const char* detail) const;
+  Outcome outcome_of(const Request& request, long status, nlohmann::json parsed) const;
   void act(curl_socket_t fd, int flags);
   void finish_done();
   void watch(curl_socket_t fd, int what);
@@ -67,6 +100,10 @@ class Client {
   Timer timer_;
   std::set<curl_socket_t> watched_;
   std::map<CURL*, std::unique_ptr<Request>> requests_;
+  std::string token_;  // empty: none yet, or rejected
+  bool authenticating_ = false;
+  std::size_t tokens_fetched_ = 0;
+  std::vector<Call> waiting_for_token_;
 };
 
 }  // namespace trimd::etcd

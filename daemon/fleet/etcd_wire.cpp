@@ -131,6 +131,10 @@ nlohmann::json range_prefix_request(std::string_view prefix) {
 
 nlohmann::json delete_request(std::string_view key) { return {{"key", base64_encode(key)}}; }
 
+nlohmann::json authenticate_request(std::string_view user, std::string_view password) {
+  return {{"name", user}, {"password", password}};
+}
+
 std::int64_t lease_id_of(const nlohmann::json& reply) {
   throw_if_error(reply);
   const auto id = int64_field(reply, "ID");
@@ -164,6 +168,27 @@ std::int64_t revision_of(const nlohmann::json& reply) {
   throw_if_error(reply);
   const auto it = reply.find("header");
   return it == reply.end() || !it->is_object() ? 0 : int64_field(*it, "revision");
+}
+
+std::string token_of(const nlohmann::json& reply) {
+  throw_if_error(reply);
+  const auto it = reply.find("token");
+  if (it == reply.end() || !it->is_string() || it->get_ref<const std::string&>().empty())
+    throw std::runtime_error("etcd: the authentication reply names no token");
+  return it->get<std::string>();
+}
+
+bool rejects_token(long http_status, const nlohmann::json& reply) {
+  constexpr int kUnauthenticated = 16;  // gRPC status code
+  if (http_status == 401) return true;
+  if (!reply.is_object()) return false;
+  const auto code = reply.find("code");
+  if (code != reply.end() && code->is_number_integer() && code->get<int>() == kUnauthenticated)
+    return true;
+  const auto message = reply.find("message");
+  return message != reply.end() && message->is_string() &&
+         message->get_ref<const std::string&>().find("revision of auth store is old") !=
+             std::string::npos;
 }
 
 }  // namespace trimd::etcd

@@ -34,6 +34,7 @@ nlohmann::json lease_keepalive_request(std::int64_t lease);
 nlohmann::json put_request(std::string_view key, std::string_view value, std::int64_t lease);
 nlohmann::json range_prefix_request(std::string_view prefix);
 nlohmann::json delete_request(std::string_view key);
+nlohmann::json authenticate_request(std::string_view user, std::string_view password);
 
 // From the replies; throw std::runtime_error on a reply that does not say
 // what it should (an error reply, a field of the wrong type).
@@ -41,5 +42,12 @@ std::int64_t lease_id_of(const nlohmann::json& grant_reply);
 std::int64_t ttl_of(const nlohmann::json& keepalive_reply);  // 0: the lease is gone
 std::vector<KeyValue> kvs_of(const nlohmann::json& range_reply);
 std::int64_t revision_of(const nlohmann::json& reply);  // header.revision
+std::string token_of(const nlohmann::json& authenticate_reply);
+
+// Whether an error reply says the auth token is no longer good (expired or
+// unknown: gRPC Unauthenticated, HTTP 401; or the auth store changed since
+// it was issued), so a new token may get the call through, as etcd's own
+// client retries once.
+bool rejects_token(long http_status, const nlohmann::json& reply);
 
 }  // namespace trimd::etcd

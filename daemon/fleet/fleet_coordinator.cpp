@@ -40,9 +40,8 @@ void sort_by_arrival(std::vector<SlotClaim>& claims) {
 Coordinator::Coordinator(EventLoop& loop, const FleetConfig& config, std::string host,
                          Listener listener, Duration poll)
     : loop_(loop), config_(config), host_(std::move(host)), listener_(std::move(listener)),
-      client_(loop, etcd::ClientSettings{config.endpoints, config.ca_file, config.cert_file,
-                                         config.key_file, std::chrono::seconds{5}}),
-      keepalive_timer_(loop, [this] { keep_alive(); }), poll_timer_(loop, [this] { poll_all(); }) {
+      client_(loop, etcd::settings_from(config)), keepalive_timer_(loop, [this] { keep_alive(); }),
+      poll_timer_(loop, [this] { poll_all(); }) {
   grant_lease();
   poll_timer_.arm_every(poll);
 }

@@ -15,18 +15,6 @@
 
 namespace trimd::test {
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "trimd-bus-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-  chmod(path_.c_str(), 0755);  // uid 65534 must reach the bus socket
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_path) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) < 0) throw std::runtime_error("pipe2 failed");

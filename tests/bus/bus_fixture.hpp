@@ -15,21 +15,9 @@
 
 #include "command.hpp"  // run_command, program_in_path, running_under_ci
 #include "require_program.hpp"
+#include "temp_dir.hpp"
 
 namespace trimd::test {
-
-// A directory that other users may enter (the bus socket lives in it).
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // A child process that is killed with the test: SIGTERM from the destructor,
 // and PR_SET_PDEATHSIG in case the test process dies first.

@@ -1,30 +1,72 @@
-// One etcd member (Debian's etcd-server) on free loopback ports with its own
-// data dir, for the fleet tests: stopped and removed with the test.
+// etcd (Debian's etcd-server) for the fleet tests, on free loopback ports
+// with its own data dirs in a temporary directory: one member (plain or with
+// TLS and client certificates) or a cluster of three (etcd_cluster.hpp).
+// Every process is stopped and every directory removed with its object, on
+// every exit path, a failed start included.
 #pragma once
 
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "require_program.hpp"
+#include "temp_dir.hpp"
 
 namespace trimd::test {
 
-class EtcdMember {
+int free_loopback_port();
+
+// The server side of TLS: its certificate and key, and the CA whose client
+// certificates it takes (--client-cert-auth).
+struct ServerTls {
+  std::filesystem::path ca, cert, key;
+};
+
+// Where one member listens and whom it joins.
+struct MemberPlan {
+  std::string name;
+  std::string client_url;  // http(s)://127.0.0.1:port
+  std::string peer_url;
+  std::string initial_cluster;  // name=peer_url,...
+  std::optional<ServerTls> tls;
+  std::vector<std::string> extra_args;  // e.g. --auth-token-ttl=1
+};
+
+// MemberPlan on two free ports (https with `tls`).
+MemberPlan plan_member(const std::string& name, const std::optional<ServerTls>& tls = {});
+
+// One running etcd process; SIGCONT and SIGTERM (SIGKILL if it lingers)
+// when destroyed.
+class EtcdProcess {
  public:
-  EtcdMember();
-  ~EtcdMember();
-  EtcdMember(const EtcdMember&) = delete;
-  EtcdMember& operator=(const EtcdMember&) = delete;
+  EtcdProcess(const MemberPlan& plan, const std::filesystem::path& dir);
+  ~EtcdProcess();
+  EtcdProcess(const EtcdProcess&) = delete;
+  EtcdProcess& operator=(const EtcdProcess&) = delete;
   const std::string& url() const { return url_; }
   pid_t pid() const { return pid_; }
+  void pause() const;   // SIGSTOP: its sockets stay open, nothing answers
+  void resume() const;  // SIGCONT
+  void kill();          // SIGKILL, reaped
 
  private:
-  std::filesystem::path dir_;
   std::string url_;
   pid_t pid_ = -1;
+};
+
+class EtcdMember {
+ public:
+  explicit EtcdMember(std::optional<ServerTls> tls = {}, std::vector<std::string> extra_args = {});
+  const std::string& url() const { return process_->url(); }
+  pid_t pid() const { return process_->pid(); }
+
+ private:
+  TempDir dir_{"trimd-etcd-"};
+  std::optional<EtcdProcess> process_;
 };
 
 }  // namespace trimd::test

@@ -14,6 +14,7 @@
 #include "command.hpp"
 #include "etcd_client.hpp"
 #include "etcd_member.hpp"
+#include "loop_wait.hpp"
 #include "wait_until.hpp"
 
 namespace {
@@ -28,7 +29,10 @@ class EtcdClient : public testing::Test {
   void SetUp() override {
     TRIMD_REQUIRE_ETCD();
     member_.emplace();
-    client_.emplace(loop_, etcd::ClientSettings{{member_->url()}, {}, {}, {}, 2s});
+    etcd::ClientSettings settings;
+    settings.endpoints = {member_->url()};
+    settings.request_timeout = 2s;
+    client_.emplace(loop_, settings);
     ASSERT_TRUE(trimd::test::wait_until(
         [&] { return call("/v3/kv/range", etcd::range_prefix_request("/")).reply.has_value(); },
         20s, 200ms))
@@ -36,17 +40,8 @@ class EtcdClient : public testing::Test {
   }
 
   // One call, the loop run until its reply (or `limit`).
-  etcd::Outcome call(const std::string& path, const nlohmann::json& body,
-                     trimd::Duration limit = 10s) {
-    std::optional<etcd::Outcome> outcome;
-    client_->call(path, body, [&](const etcd::Outcome& o) {
-      outcome = o;
-      loop_.quit();
-    });
-    Timer guard(loop_, [&] { loop_.quit(); });
-    guard.arm_in(limit);
-    loop_.run();
-    return outcome.value_or(etcd::Outcome{std::nullopt, "no reply in time"});
+  etcd::Outcome call(const std::string& path, const nlohmann::json& body) {
+    return trimd::test::call_and_wait(loop_, *client_, path, body);
   }
 
   std::vector<etcd::KeyValue> keys(const std::string& prefix) {

@@ -5,16 +5,15 @@
 
 #include <vector>
 
+#include "coordinator_fixture.hpp"
 #include "etcd_member.hpp"
-#include "fleet_coordinator.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-using trimd::fleet::Coordinator;
 using trimd::fleet::SlotNews;
 
-class FleetCoordinator : public testing::Test {
+class FleetCoordinator : public trimd::test::CoordinatorFixture {
  protected:
   void SetUp() override {
     TRIMD_REQUIRE_ETCD();
@@ -24,38 +23,7 @@ class FleetCoordinator : public testing::Test {
     config_.lease_ttl = 5s;
   }
 
-  std::unique_ptr<Coordinator> host(const std::string& name) {
-    return std::make_unique<Coordinator>(
-        loop_, config_, name,
-        [this, name](const SlotNews& news) {
-          news_.push_back({name, news});
-        },
-        100ms);
-  }
-
-  // Runs the loop until `done` holds or `limit` passes.
-  template <typename Done>
-  bool run_until(Done done, trimd::Duration limit) {
-    trimd::Timer check(loop_, [&] {
-      if (done()) loop_.quit();
-    });
-    check.arm_every(20ms);
-    trimd::Timer guard(loop_, [&] { loop_.quit(); });
-    guard.arm_in(limit);
-    loop_.run();
-    return done();
-  }
-
-  bool told(const std::string& host, const std::string& fs, SlotNews::Kind kind) const {
-    for (const auto& [who, news] : news_)
-      if (who == host && news.fs_id == fs && news.kind == kind) return true;
-    return false;
-  }
-
-  trimd::EventLoop loop_;
   std::optional<trimd::test::EtcdMember> member_;
-  trimd::FleetConfig config_;
-  std::vector<std::pair<std::string, SlotNews>> news_;
 };
 
 TEST_F(FleetCoordinator, OneSlotGoesToTheFirstAskerAndTheNextWaitsNamingTheHolder) {
