@@ -245,6 +245,14 @@
         if (!owner) {
             $("manager-summary").textContent = "trimd is not running";
             dropCards();
+            // The name's return went unreported in about one browser-tier run
+            // in four (cockpit 287): look again with a fresh connection.
+            window.setTimeout(() => {
+                if (page.link === link && !link.owner) {
+                    link.client.close();
+                    connect();
+                }
+            }, 2000);
         } else if (before === null) {
             // trimd (re)started: a fresh connection brings its objects back.
             link.client.close();

@@ -43,6 +43,9 @@ class Page:
     def card_text(self, mount):
         return self.js(f"const c = document.querySelector('{CARD}'); return c ? c.innerText : ''".format(mount))
 
+    def summary(self):
+        return self.js("return document.getElementById('manager-summary').textContent")
+
     def page_attribute(self, name):
         return self.js("return document.getElementById('page').dataset[arguments[0]]", name)
 
@@ -101,6 +104,19 @@ class Page:
             card.find_element("css selector", "input[type=checkbox]").click()
         else:
             card.find_element("css selector", f'button[data-action="{action}"]').click()
+
+    def press_by_keyboard(self, element_id, limit=40):
+        """Tabs from the top of the page to the element and presses Enter:
+        False when Tab never reaches it."""
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.keys import Keys
+        self.js("document.activeElement && document.activeElement.blur(); window.focus()")
+        for _ in range(limit):
+            ActionChains(self.driver).send_keys(Keys.TAB).perform()
+            if self.js("return document.activeElement ? document.activeElement.id : ''") == element_id:
+                ActionChains(self.driver).send_keys(Keys.ENTER).perform()
+                return True
+        return False
 
     def force_click(self, element_id):
         """Enables a disabled button and clicks it: what the bus does then."""

@@ -96,11 +96,13 @@ def check_history(page, checks, mount):
 
 
 def check_pause(page, checks, bus):
-    page.click("pause-all")
+    # By keyboard alone: Tab to "Pause all", Enter.
+    reached = page.press_by_keyboard("pause-all")
     paused = kit.wait_for(lambda: bus.manager("State") == "paused", 10)
     banner = page.wait_visible("paused-banner", True)
-    checks.check(paused and banner, "Pause all on the page makes the Manager's State paused",
-                 f"State {bus.manager('State')}")
+    checks.check(reached and paused and banner,
+                 "Pause all on the page (by keyboard) makes the Manager's State paused",
+                 f"reached by Tab {reached}, State {bus.manager('State')}")
     page.shot("4-paused")
     page.click("resume-all")
     resumed = kit.wait_for(lambda: bus.manager("State") not in (None, "paused"), 10)
@@ -147,7 +149,7 @@ def check_read_only(driver, checks, cleanup, bus, data_dir, work, artefacts, mou
 def check_not_running(page, checks, trimd, mount):
     trimd.stop()
     shown = page.wait_visible("not-running", True)
-    summary = page.js("return document.getElementById('manager-summary').textContent")
+    summary = page.summary()
     checks.check(shown and page.card_state(mount) is None and page.visible("start-trimd")
                  and summary == "trimd is not running",
                  "trimd stopped: the page says so and offers to start it",
@@ -159,8 +161,12 @@ def check_not_running(page, checks, trimd, mount):
     checks.check("Could not start trimd.service" in alert, "a failed start is shown in words", alert)
     trimd.start()
     back = page.wait_state(mount, lambda s: s is not None)
-    checks.check(back is not None and not page.visible("not-running"),
-                 "trimd back: its filesystems return without a reload", f"state {back}")
+    ok = checks.check(back is not None and not page.visible("not-running"),
+                      "trimd back: its filesystems return without a reload",
+                      f"state {back}, summary {page.summary()!r}, "
+                      f"not-running shown {page.visible('not-running')}")
+    if not ok:
+        page.shot("fail-trimd-back")
 
 
 def check_no_script_error(driver, checks):
