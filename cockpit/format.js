@@ -73,7 +73,7 @@
         disks_busy: "its disks are busy",
         outside_window: "outside its time window",
         disk_shared: "another filesystem on the same disk is being trimmed",
-        paused: "paused",
+        paused: "until resumed",
         retry: "its device went away mid-pass; looking again shortly",
         due: "due: it starts at the next chance",
     };
