@@ -30,7 +30,7 @@ test_packages="
   clang libclang-rt-14-dev
   prometheus
   libcurl4-openssl-dev etcd-server etcd-client
-  cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium
+  cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium iproute2
 "
 
 case "${1:-}" in
