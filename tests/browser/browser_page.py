@@ -81,6 +81,10 @@ class Page:
             time.sleep(0.05)
         return seen
 
+    def button_visible(self, mount, action):
+        selector = CARD.format(mount) + f' button[data-action="{action}"]'
+        return bool(self.js("const b = document.querySelector(arguments[0]); return !!b && !b.hidden", selector))
+
     def enabled_manage_buttons(self):
         return self.js("return Array.from(document.querySelectorAll('button[data-manage]'))"
                        ".filter(b => !b.disabled && b.offsetParent !== null).map(b => b.textContent)")

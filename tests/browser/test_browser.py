@@ -5,7 +5,8 @@ network namespace of this test's own.
 
 Checks: the page lists the test's loop filesystems with their states; a pass
 started from the page moves the progress bar and ends with the bytes the bus
-reports; Pause all on the page makes the Manager's State "paused" and Resume
+reports; Cancel ends a pass; Take over and Hand back on a filesystem mounted
+with discard change the bus's Takeover; Pause all (by keyboard) on the page makes the Manager's State "paused" and Resume
 all clears it; a filesystem mounted while the page is open appears without a
 reload and goes on umount; the history chart shows the pass; axe-core finds
 no serious or critical violation; a session of user nobody sees the page
@@ -28,6 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_kit as kit  # noqa: E402
 from browser_page import Page  # noqa: E402
+
+FS = "org.trimd.trimd1.Filesystem"
 
 FS_CONFIG = """\
 # Browser tier: only the test's own loop filesystems, in small steps.
@@ -78,13 +81,41 @@ def check_pass(page, checks, bus, mount):
                  "a pass started from the page moves its progress bar", str(seen))
     done = page.wait_attribute(mount, "lastTrimEnd", lambda v: v not in (None, "0"), 30)
     path = bus.filesystem_path(mount)
-    on_bus = bus.get(path, "org.trimd.trimd1.Filesystem", "LastBytesTrimmed") if path else None
+    on_bus = bus.get(path, FS, "LastBytesTrimmed") if path else None
     shown = page.card_attribute(mount, "lastBytes")
     checks.check(done and on_bus not in (None, "0") and shown == on_bus,
                  f"the pass ends with the bytes the bus reports ({on_bus})",
                  f"page {shown}, bus {on_bus}")
     text = page.card_text(mount)
     checks.check("MiB in" in text and "waited" in text, "the last trim is shown in words", text)
+
+
+def check_cancel(page, checks, bus, mount):
+    page.click_card(mount, "ignore-idle")
+    page.click_card(mount, "trim")
+    started = page.wait_state(mount, lambda s: s == "trimming") == "trimming"
+    page.click_card(mount, "cancel")
+    path = bus.filesystem_path(mount)
+    result = kit.wait_for(lambda: bus.get(path, FS, "LastResult") == "cancelled", 10)
+    checks.check(started and result and "(cancelled)" in page.card_text(mount),
+                 "Cancel on a card ends its pass: LastResult cancelled on the bus and on the page",
+                 f"started {started}, LastResult {bus.get(path, FS, 'LastResult')}")
+
+
+def check_takeover(page, checks, bus, mount):
+    """A filesystem mounted with discard: Take over remounts it without, Hand back with."""
+    path = bus.filesystem_path(mount)
+    offered = page.wait_attribute(mount, "state", lambda s: s is not None, 10) and \
+        page.button_visible(mount, "take-over") and not page.button_visible(mount, "hand-back")
+    page.click_card(mount, "take-over")
+    taken = kit.wait_for(lambda: bus.get(path, FS, "Takeover") == "taken-over", 10)
+    shown = kit.wait_for(lambda: page.button_visible(mount, "hand-back"), 10)
+    checks.check(offered and taken and shown, "Take over on the page: the bus says taken-over, Hand back is offered",
+                 f"offered {offered}, Takeover {bus.get(path, FS, 'Takeover')}")
+    page.click_card(mount, "hand-back")
+    back = kit.wait_for(lambda: bus.get(path, FS, "Takeover") not in (None, "taken-over"), 10)
+    checks.check(back and kit.wait_for(lambda: page.button_visible(mount, "take-over"), 10),
+                 "Hand back on the page gives discard back", f"Takeover {bus.get(path, FS, 'Takeover')}")
 
 
 def check_history(page, checks, mount):
@@ -182,6 +213,7 @@ def run_checks(args, checks, cleanup, work):
     for m in mounts:
         kit.LoopFs(cleanup, work / f"{m.name}.img", 256, m, mkfs_args=["-b", "1024", "-E",
                    "lazy_itable_init=0,lazy_journal_init=0,nodiscard"])
+    inline = kit.LoopFs(cleanup, work / "d.img", 64, work / "mnt" / "d", options="discard")
     trimd = kit.Trimd(cleanup, args.trimd, bus, FS_CONFIG.format(work=work), work)
     trimd.start()
     ws = kit.CockpitWs(cleanup, bus, data_dir, work)
@@ -191,6 +223,8 @@ def run_checks(args, checks, cleanup, work):
     check_listed(page, checks, mounts)
     check_pass(page, checks, bus, mounts[0])
     check_history(page, checks, mounts[0])
+    check_cancel(page, checks, bus, mounts[1])
+    check_takeover(page, checks, bus, inline.mount_point)
     check_axe(page, checks, args.axe)
     check_pause(page, checks, bus)
     check_mount_comes_and_goes(page, checks, cleanup, work)
