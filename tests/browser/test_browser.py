@@ -5,11 +5,11 @@ network namespace of this test's own.
 
 Checks: the page lists the test's loop filesystems with their states; a pass
 started from the page moves the progress bar and ends with the bytes the bus
-reports; Cancel ends a pass; Take over and Hand back on a filesystem mounted
-with discard change the bus's Takeover; Pause all (by keyboard) on the page makes the Manager's State "paused" and Resume
-all clears it; a filesystem mounted while the page is open appears without a
-reload and goes on umount; the history chart shows the pass; axe-core finds
-no serious or critical violation; a session of user nobody sees the page
+reports; the history chart shows the pass; Cancel ends a pass; Take over and
+Hand back on a filesystem mounted with discard change the bus's Takeover;
+Pause all (by keyboard) makes the Manager's State "paused" and Resume all
+clears it; a filesystem mounted while the page is open appears without a
+reload and goes on umount; axe-core finds no serious or critical violation; a session of user nobody sees the page
 read-only and an AccessDenied in words; trimd stopped shows "not running"
 with a Start button, and its return brings the filesystems back. Screenshots
 of each state go to --artefacts.
