@@ -257,6 +257,8 @@ def main():
     os.chmod(work, 0o755)  # cockpit-ws as nobody reads the page and the bus socket here
     cleanup.push(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
     args.artefacts.mkdir(parents=True, exist_ok=True)
+    for old in args.artefacts.glob("*.png"):  # the list printed at the end is this run's
+        old.unlink()
     try:
         run_checks(args, checks, cleanup, work)
     except Exception as error:  # a broken step is a failure, and cleanup still runs
