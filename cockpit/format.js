@@ -75,6 +75,7 @@
         disk_shared: "another filesystem on the same disk is being trimmed",
         paused: "until resumed",
         retry: "its device went away mid-pass; looking again shortly",
+        fleet_slot: "a slot of its shared backend (every slot is held elsewhere)",
         due: "due: it starts at the next chance",
     };
 

@@ -18,6 +18,9 @@ struct Client::Request {
   std::string token;         // the one it was sent with
   std::size_t endpoint = 0;  // index into the settings' endpoints
   std::string response;
+  // A stream's whole lines not yet handed out (curl's callbacks may not
+  // call back into curl, so messages wait until socket_action returns).
+  std::vector<nlohmann::json> inbox;
   char error[CURL_ERROR_SIZE] = {};  // curl's detail (which TLS check failed, ...)
   ~Request() {
     curl_slist_free_all(headers);
@@ -92,6 +95,19 @@ std::string etcd_message(const nlohmann::json& reply) {
 
 }  // namespace
 
+// A stream's bytes: every complete line is one JSON message.
+std::size_t Client::on_stream_bytes(char* data, std::size_t size, std::size_t count, void* target) {
+  auto& request = *static_cast<Request*>(target);
+  request.response.append(data, size * count);
+  std::size_t end;
+  while ((end = request.response.find('\n')) != std::string::npos) {
+    auto message = nlohmann::json::parse(request.response.substr(0, end), nullptr, false);
+    request.response.erase(0, end + 1);
+    if (!message.is_discarded()) request.inbox.push_back(std::move(message));
+  }
+  return size * count;
+}
+
 ClientSettings settings_from(const FleetConfig& config) {
   ClientSettings settings;
   settings.endpoints = config.endpoints;
@@ -130,6 +146,52 @@ void Client::call(const std::string& path, const nlohmann::json& body, Done done
   if (settings_.user.empty() || !token_.empty()) return send(std::move(call), token_);
   waiting_for_token_.push_back(std::move(call));
   authenticate();
+}
+
+std::uint64_t Client::stream(const std::string& path, const nlohmann::json& body, Message message,
+                             Done ended) {
+  Call call{path, body.dump(), std::move(ended)};
+  call.stream_id = next_stream_id_++;
+  call.message = std::move(message);
+  const auto id = call.stream_id;
+  if (settings_.user.empty() || !token_.empty()) {
+    send(std::move(call), token_);
+  } else {
+    waiting_for_token_.push_back(std::move(call));
+    authenticate();
+  }
+  return id;
+}
+
+Client::Request* Client::stream_request(std::uint64_t stream_id) {
+  for (auto& [easy, request] : requests_)
+    if (request->call.stream_id == stream_id) return request.get();
+  return nullptr;
+}
+
+void Client::cancel(std::uint64_t stream_id) {
+  std::erase_if(waiting_for_token_,
+                [stream_id](const Call& call) { return call.stream_id == stream_id; });
+  Request* request = stream_request(stream_id);
+  if (!request) return;
+  CURL* easy = request->easy;
+  curl_multi_remove_handle(multi_, easy);
+  requests_.erase(easy);
+}
+
+// After curl returned: a message's handler may call, stream or cancel.
+void Client::deliver_stream_messages() {
+  std::vector<std::uint64_t> ids;
+  for (const auto& [easy, request] : requests_)
+    if (!request->inbox.empty()) ids.push_back(request->call.stream_id);
+  for (const auto id : ids) {
+    Request* request = stream_request(id);
+    if (!request) continue;
+    const auto messages = std::move(request->inbox);
+    request->inbox.clear();
+    const Message handler = request->call.message;  // the request may go meanwhile
+    for (const auto& message : messages) handler(message);
+  }
 }
 
 void Client::authenticate() {
@@ -188,13 +250,19 @@ void Client::send(Call call, std::string token) {
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, request->headers);
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body.c_str());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_response);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &request->response);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, request->error);
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         settings_.request_timeout)
-                                         .count()));
+  const auto timeout_ms = static_cast<long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(settings_.request_timeout).count());
+  if (request->call.message) {
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Client::on_stream_bytes);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, request.get());
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  } else {
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_response);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &request->response);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+  }
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   if (!settings_.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, settings_.ca_file.c_str());
@@ -244,6 +312,7 @@ int Client::on_timer(CURLM*, long timeout_ms, void* self) {
 void Client::act(curl_socket_t fd, int flags) {
   int running = 0;
   curl_multi_socket_action(multi_, fd, flags, &running);
+  deliver_stream_messages();
   finish_done();
 }
 

@@ -61,6 +61,15 @@ class Client {
   // and got anew (the call sent again, once) when etcd rejects it.
   void call(const std::string& path, const nlohmann::json& body, Done done);
 
+  // A long-lived streaming POST (etcd's /v3/watch): `message` gets each
+  // JSON object the gateway sends (one per line) as it comes, on the loop;
+  // `ended` gets why, once, when the stream stops (not after cancel()).
+  // No request timeout: only connecting is timed. Returns the stream's id.
+  using Message = std::function<void(const nlohmann::json&)>;
+  std::uint64_t stream(const std::string& path, const nlohmann::json& body, Message message,
+                       Done ended);
+  void cancel(std::uint64_t stream_id);
+
   // Calls sent and not answered, and those waiting for a token.
   std::size_t in_flight() const { return requests_.size() + waiting_for_token_.size(); }
   const std::string& endpoint() const { return settings_.endpoints[current_]; }
@@ -77,11 +86,15 @@ class Client {
     Done done;
     bool renewed = false;  // sent again with a new token: not again
     std::size_t endpoints_tried = 0;
-    std::string failures;  // what each endpoint tried came to
+    std::string failures;         // what each endpoint tried came to
+    std::uint64_t stream_id = 0;  // a stream's: 0 for a call
+    Message message;              // a stream's messages
   };
   struct Request;
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* self, void* socketp);
   static int on_timer(CURLM* multi, long timeout_ms, void* self);
+  static std::size_t on_stream_bytes(char* data, std::size_t size, std::size_t count,
+                                     void* request);
   void send(Call call, std::string token);
   void authenticate();
   void on_authenticated(const Outcome& outcome);
@@ -90,6 +103,8 @@ class Client {
   std::string transfer_error(const std::string& endpoint, CURLcode code, const char* detail) const;
   Outcome outcome_of(const Request& request, long status, nlohmann::json parsed) const;
   void act(curl_socket_t fd, int flags);
+  void deliver_stream_messages();
+  Request* stream_request(std::uint64_t stream_id);
   void finish_done();
   void watch(curl_socket_t fd, int what);
 
@@ -104,6 +119,7 @@ class Client {
   bool authenticating_ = false;
   std::size_t tokens_fetched_ = 0;
   std::vector<Call> waiting_for_token_;
+  std::uint64_t next_stream_id_ = 1;
 };
 
 }  // namespace trimd::etcd

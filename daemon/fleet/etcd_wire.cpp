@@ -131,6 +131,27 @@ nlohmann::json range_prefix_request(std::string_view prefix) {
 
 nlohmann::json delete_request(std::string_view key) { return {{"key", base64_encode(key)}}; }
 
+nlohmann::json watch_prefix_request(std::string_view prefix) {
+  return {
+      {"create_request",
+       {{"key", base64_encode(prefix)}, {"range_end", base64_encode(prefix_range_end(prefix))}}}};
+}
+
+std::size_t watch_events_in(const nlohmann::json& message) {
+  if (!message.is_object()) throw std::runtime_error("etcd: a watch message that is not an object");
+  if (message.contains("error")) {
+    const auto& error = message["error"];
+    throw std::runtime_error("etcd: watch: " + (error.is_object() && error.contains("message") &&
+                                                        error["message"].is_string()
+                                                    ? error["message"].get<std::string>()
+                                                    : error.dump()));
+  }
+  const auto result = message.find("result");
+  if (result == message.end() || !result->is_object()) return 0;
+  const auto events = result->find("events");
+  return events != result->end() && events->is_array() ? events->size() : 0;
+}
+
 nlohmann::json authenticate_request(std::string_view user, std::string_view password) {
   return {{"name", user}, {"password", password}};
 }

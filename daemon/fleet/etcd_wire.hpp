@@ -34,6 +34,11 @@ nlohmann::json lease_keepalive_request(std::int64_t lease);
 nlohmann::json put_request(std::string_view key, std::string_view value, std::int64_t lease);
 nlohmann::json range_prefix_request(std::string_view prefix);
 nlohmann::json delete_request(std::string_view key);
+// A watch on every key under `prefix` (POST /v3/watch, a stream).
+nlohmann::json watch_prefix_request(std::string_view prefix);
+// How many key events one message of a watch stream carries (0 for the
+// "created" message and progress notices; throws on an error message).
+std::size_t watch_events_in(const nlohmann::json& message);
 nlohmann::json authenticate_request(std::string_view user, std::string_view password);
 
 // From the replies; throw std::runtime_error on a reply that does not say

@@ -10,6 +10,9 @@ namespace trimd::fleet {
 
 namespace {
 
+// A lease etcd could not grant is asked for again after this long.
+constexpr Duration kGrantRetry = std::chrono::seconds{1};
+
 std::int64_t ttl_seconds(Duration ttl) {
   return std::chrono::duration_cast<std::chrono::seconds>(ttl).count();
 }
@@ -55,11 +58,16 @@ void Coordinator::grant_lease() {
                [this, alive = alive_](const etcd::Outcome& outcome) {
                  if (!*alive) return;
                  granting_ = false;
-                 if (!outcome.reply) return unreachable(outcome.error);
+                 if (!outcome.reply) {
+                   // Asked again soon, not only at the next poll.
+                   keepalive_timer_.arm_in(kGrantRetry);
+                   return unreachable(outcome.error);
+                 }
                  heard_back();
                  try {
                    lease_ = etcd::lease_id_of(*outcome.reply);
                  } catch (const std::exception& e) {
+                   keepalive_timer_.arm_in(kGrantRetry);
                    return unreachable(e.what());
                  }
                  keepalive_timer_.arm_every(config_.lease_ttl / 3);
@@ -159,6 +167,42 @@ void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyV
       tell(id, claim, SlotNews::Kind::Waiting,
            holders_text(backend, *standing, config_.max_concurrent));
   }
+  follow_with_watch(backend);
+}
+
+// A backend where a claim waits is watched, so that a freed slot is seen at
+// once; the poll stays as the net under a stream that went quiet.
+void Coordinator::follow_with_watch(const std::string& backend) {
+  const bool waiting = std::any_of(claims_.begin(), claims_.end(), [&](const auto& entry) {
+    return entry.second.backend == backend && entry.second.told == SlotNews::Kind::Waiting;
+  });
+  const auto it = watches_.find(backend);
+  if (!waiting) {
+    if (it != watches_.end()) {
+      client_.cancel(it->second);
+      watches_.erase(it);
+    }
+    return;
+  }
+  if (it != watches_.end()) return;
+  watches_[backend] = client_.stream(
+      "/v3/watch", etcd::watch_prefix_request(slot_prefix(backend)),
+      [this, backend, alive = alive_](const nlohmann::json& message) {
+        if (!*alive) return;
+        try {
+          // Created: what changed between the last read and now is read too.
+          const bool created = message.contains("result") && message["result"].is_object() &&
+                               message["result"].value("created", false);
+          if (created || etcd::watch_events_in(message) > 0) read_backend(backend);
+        } catch (const std::exception& e) {
+          spdlog::debug("fleet: {}", e.what());
+        }
+      },
+      [this, backend, alive = alive_](const etcd::Outcome& outcome) {
+        if (!*alive) return;
+        spdlog::debug("fleet: the watch on {} ended: {}", backend, outcome.error);
+        watches_.erase(backend);  // the next read opens another
+      });
 }
 
 void Coordinator::tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind,

@@ -28,10 +28,10 @@ class Coordinator {
  public:
   using Listener = std::function<void(const SlotNews&)>;
 
-  // `poll` is how often the claims of a backend with a waiting filesystem
-  // are read again.
+  // `poll` is how often the claims of every backend with a claim are read
+  // again: the net under the watch that sees a freed slot at once.
   Coordinator(EventLoop& loop, const FleetConfig& config, std::string host, Listener listener,
-              Duration poll = std::chrono::seconds{1});
+              Duration poll = std::chrono::seconds{5});
   ~Coordinator();
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
@@ -72,6 +72,7 @@ class Coordinator {
   void poll_all();
   void read_backend(const std::string& backend);
   void judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs);
+  void follow_with_watch(const std::string& backend);
   void tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind, std::string reason);
   void unreachable(const std::string& error);
   void heard_back() { last_reply_ = SteadyClock::now(); }
@@ -87,7 +88,8 @@ class Coordinator {
   SteadyPoint last_reply_ = SteadyClock::now();
   Timer keepalive_timer_;
   Timer poll_timer_;
-  std::map<std::string, Claim> claims_;  // by fs id
+  std::map<std::string, Claim> claims_;           // by fs id
+  std::map<std::string, std::uint64_t> watches_;  // backend -> the client's stream
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

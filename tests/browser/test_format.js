@@ -45,6 +45,9 @@ test("the why of a state is trimd's StateReason when it gives one", () => {
     assert.equal(f.stateWhy({ State: "waiting", WaitingFor: "disks_busy",
                               StateReason: "disk sdb: IOPS above max_iops" }),
                  "disk sdb: IOPS above max_iops");
+    assert.equal(f.stateWhy({ State: "waiting", WaitingFor: "fleet_slot",
+                              StateReason: "pool-a: 2/2 slots held by web3:/srv, db1:/var" }),
+                 "pool-a: 2/2 slots held by web3:/srv, db1:/var");
 });
 
 test("without a StateReason, WaitingFor says why in words, an unknown key too", () => {

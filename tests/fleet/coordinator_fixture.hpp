@@ -19,14 +19,16 @@ class CoordinatorFixture : public testing::Test {
   using Coordinator = fleet::Coordinator;
   using SlotNews = fleet::SlotNews;
 
-  // A host named `name` with config_ (polling its backends every 100 ms).
-  std::unique_ptr<Coordinator> host(const std::string& name) {
+  // A host named `name` with config_ (polling its backends every 100 ms,
+  // unless told otherwise).
+  std::unique_ptr<Coordinator> host(const std::string& name,
+                                    Duration poll = std::chrono::milliseconds{100}) {
     return std::make_unique<Coordinator>(
         loop_, config_, name,
         [this, name](const SlotNews& news) {
           news_.push_back({name, news});
         },
-        std::chrono::milliseconds{100});
+        poll);
   }
 
   template <typename Done>

@@ -66,4 +66,22 @@ TEST(EtcdWire, RequestsCarryKeysInBase64) {
   EXPECT_EQ(range["sort_target"], "CREATE");
 }
 
+TEST(EtcdWire, AWatchMessageSaysHowManyKeysChanged) {
+  EXPECT_EQ(watch_events_in(
+                nlohmann::json::parse(R"({"result":{"header":{"revision":"7"},"created":true}})")),
+            0u);
+  EXPECT_EQ(watch_events_in(nlohmann::json::parse(
+                R"({"result":{"header":{"revision":"8"},"events":[{"type":"DELETE"},{}]}})")),
+            2u);
+  EXPECT_THROW(watch_events_in(nlohmann::json::parse(
+                   R"({"error":{"grpc_code":14,"message":"etcdserver: no leader"}})")),
+               std::runtime_error);
+}
+
+TEST(EtcdWire, AWatchCoversThePrefixRange) {
+  const auto request = watch_prefix_request("/trimd/v1/pool-a/");
+  EXPECT_EQ(request["create_request"]["key"], base64_encode("/trimd/v1/pool-a/"));
+  EXPECT_EQ(request["create_request"]["range_end"], base64_encode("/trimd/v1/pool-a0"));
+}
+
 }  // namespace

@@ -43,6 +43,19 @@ TEST_F(FleetCoordinator, OneSlotGoesToTheFirstAskerAndTheNextWaitsNamingTheHolde
   EXPECT_TRUE(run_until([&] { return db1->holds("fs-b"); }, 10s)) << "the slot was not passed on";
 }
 
+TEST_F(FleetCoordinator, AFreedSlotReachesTheWaiterThroughTheWatchNotThePoll) {
+  auto web3 = host("web3", 1h);
+  auto db1 = host("db1", 1h);  // no poll in this test's time: only the watch can tell
+  web3->request("fs-a", "pool-a", "/srv");
+  ASSERT_TRUE(run_until([&] { return web3->holds("fs-a"); }, 20s)) << news_text();
+  db1->request("fs-b", "pool-a", "/var");
+  ASSERT_TRUE(run_until([&] { return told("db1", "fs-b", SlotNews::Kind::Waiting); }, 10s))
+      << news_text();
+  web3->release("fs-a");
+  EXPECT_TRUE(run_until([&] { return db1->holds("fs-b"); }, 20s))
+      << "the waiter never heard of the freed slot" << news_text();
+}
+
 TEST_F(FleetCoordinator, ACrashedHoldersSlotIsFreeAfterItsLeaseExpires) {
   auto crashed = host("crashed");
   crashed->request("fs-a", "pool-a", "/srv");
