@@ -18,21 +18,40 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DTRIMD_FUZZ=ON -DTRIMD_BUILD_TEST
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-status=0
-for target in "${targets[@]}"; do
-  corpus=build-fuzz/corpus/$target
-  artifacts=build-fuzz/artifacts/$target
+
+# One target for its time; its verdict on stdout once it is done.
+fuzz_one() {
+  local target=$1
+  local corpus=build-fuzz/corpus/$target
+  local artifacts=build-fuzz/artifacts/$target
+  local log=build-fuzz/fuzz-$target.log
   mkdir -p "$corpus" "$artifacts"
-  log=build-fuzz/fuzz-$target.log
-  echo "== fuzz_$target: ${seconds}s"
   # -timeout: one input taking a second is a bug (nothing here may be slow).
   if ! "build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=1 \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" "$corpus" "tests/fuzz/seeds/$target" >"$log" 2>&1; then
-    status=1
+    echo "== fuzz_$target: FAILED"
     tail -n 40 "$log"
+    return 1
   fi
+  local runs
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-  echo "fuzz_$target: ${runs:-?} executions in ${seconds}s"
+  echo "== fuzz_$target: ${runs:-?} executions in ${seconds}s"
+}
+
+# As many targets at a time as there are CPUs: each is single-threaded.
+status=0
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$(nproc)" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status

@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from boot_root import Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball, run  # noqa: E402
 from boot_cockpit import CockpitLogin, check_cockpit  # noqa: E402
+from boot_fleet import check_fleet_dropin  # noqa: E402
 
 TOOLS = ["debootstrap", "systemd-nspawn", "nsenter", "dpkg-buildpackage", "dh", "mkfs.ext4",
          "losetup", "setpriv"]
@@ -514,6 +515,7 @@ def main():
         check_pass_in_journal(box, checks)
         check_polkit(box, checks)
         check_cockpit(box, checks, cockpit, TRIMTEST, args.artefacts)
+        check_fleet_dropin(box, checks, cleanup, PASS_CONFIG, TRIMTEST)
         check_stop_mid_pass(box, checks)
     except Exception as error:  # a broken step is a failure, and cleanup still runs
         checks.check(False, f"boot tier aborted: {error!r}",
