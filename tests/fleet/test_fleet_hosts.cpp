@@ -105,6 +105,7 @@ TEST_F(FleetHostsTest, EightHostsOnOneBackendNeverTrimMoreThanTwoAtOnceAndEveryO
   EXPECT_EQ(most_at_once(all), policy_.max_concurrent) << "the cap was never reached: no test";
   EXPECT_GE(most_claims, 3u) << "no filesystem ever waited: the passes did not overlap";
   EXPECT_EQ(disagreements, 0u) << "a trimd held a slot etcd did not give it";
+  EXPECT_EQ(queue_jumps(samples), "") << "a host got its slot before one that asked first";
 }
 
 TEST_F(FleetHostsTest, AHolderKilledWithSigkillFreesItsSlotWithinTheLeaseTtlForAWaiter) {
