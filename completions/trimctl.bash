@@ -8,7 +8,7 @@ _trimctl() {
     local cur prev words cword
     _init_completion || return
 
-    local commands="status trim pause resume cancel reload notify-freed monitor"
+    local commands="status trim pause resume cancel reload notify-freed monitor takeover release history fleet"
     local options="--address --json --no-pager --help --version"
 
     if [[ $prev == --address ]]; then
@@ -32,7 +32,7 @@ _trimctl() {
 
     case $command in
         "") COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
-        status | trim | pause | resume | cancel)
+        status | trim | pause | resume | cancel | takeover | release | history)
             local IFS=$'\n'
             COMPREPLY=($(compgen -W "$(_trimctl_mount_points)" -- "$cur"))
             ;;

@@ -295,6 +295,15 @@ std::vector<PassInfo> Client::history(const std::string& mount_point) {
   return out;
 }
 
+std::vector<FleetClaim> Client::fleet() {
+  const auto entries = impl_->call([&] { return impl_->manager->GetFleet(); });
+  std::vector<FleetClaim> out;
+  for (const auto& e : entries)
+    out.push_back(FleetClaim{e.get<0>(), e.get<1>(), e.get<2>(), e.get<3>(), e.get<4>(), e.get<5>(),
+                             e.get<6>()});
+  return out;
+}
+
 void Client::subscribe(EventSink& sink) {
   impl_->termination.emplace();
   impl_->router.sink = &sink;

@@ -46,6 +46,17 @@ struct PassInfo {
   uint32_t preemptions = 0;
 };
 
+// One claim on a shared backend's slots (GetFleet).
+struct FleetClaim {
+  std::string backend;
+  uint32_t max_concurrent = 0;
+  uint32_t position = 0;
+  std::string host;
+  std::string mount_point;
+  bool holds = false;
+  bool ours = false;
+};
+
 // One org.trimd.trimd1.Filesystem object; timestamps in usec, 0 = never.
 struct FilesystemInfo {
   std::string object_path;
@@ -146,6 +157,7 @@ class Client {
   void hand_back(const std::vector<std::string>& mount_points);
   // Oldest first; every remembered filesystem's for an empty mount point.
   std::vector<PassInfo> history(const std::string& mount_point);
+  std::vector<FleetClaim> fleet();
 
   // From now on, trimd's signals and property changes go to `sink`; the
   // bus has the match rules when this returns, so nothing sent after it

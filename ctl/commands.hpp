@@ -31,6 +31,7 @@ int monitor_command(Client& client, const Options& options);
 int takeover_command(Client& client, const Options& options);  // ctl/takeover.cpp
 int release_command(Client& client, const Options& options);
 int history_command(Client& client, const Options& options);
+int fleet_command(Client& client, const Options& options);  // ctl/fleet.cpp
 
 // Checks what can be checked before connecting, so a typo is a usage
 // error whether trimd runs or not.

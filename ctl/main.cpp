@@ -26,7 +26,7 @@ struct Command {
 
 constexpr std::size_t kAny = std::numeric_limits<std::size_t>::max();
 
-constexpr std::array<Command, 11> kCommands{{
+constexpr std::array<Command, 12> kCommands{{
     {"status", "[MOUNT...]", 0, kAny, status_command, nullptr, false},
     {"trim", "[MOUNT...] [--ignore-idle] [--wait]", 0, kAny, trim_command, nullptr, true},
     {"pause", "[MOUNT...]", 0, kAny, pause_command, nullptr, true},
@@ -38,6 +38,7 @@ constexpr std::array<Command, 11> kCommands{{
     {"takeover", "MOUNT...", 1, kAny, takeover_command, nullptr, true},
     {"release", "MOUNT...", 1, kAny, release_command, nullptr, true},
     {"history", "[MOUNT]", 0, 1, history_command, nullptr, false},
+    {"fleet", "", 0, 0, fleet_command, nullptr, false},
 }};
 
 void print_help() {
@@ -54,18 +55,22 @@ void print_help() {
       "  resume [MOUNT...]            Undo pause\n"
       "  cancel [MOUNT...]            End the current passes\n"
       "  reload                       Make trimd re-read its policy\n"
-      "                               (" TRIMCTL_TRIMD_CONFIG ")\n"
+      "                               (" TRIMCTL_TRIMD_CONFIG
+      ")\n"
       "  notify-freed MOUNT BYTES     Say BYTES (e.g. 50GiB) were freed, so MOUNT is trimmed soon\n"
       "  monitor                      Print trimd's events as they happen, until interrupted\n"
-      "  takeover MOUNT...            Remount MOUNT without inline 'discard'; trimd trims it instead\n"
+      "  takeover MOUNT...            Remount MOUNT without inline 'discard'; trimd trims it "
+      "instead\n"
       "  release MOUNT...             Give MOUNT its 'discard' back (undo takeover)\n"
       "  history [MOUNT]              Show the last passes trimd remembers (10 per filesystem)\n"
+      "  fleet                        Show who holds and who waits for the shared backends' slots\n"
       "\n"
       "Options:\n"
       "      --address ADDRESS        D-Bus address of the bus trimd is on\n"
       "                               (default: $TRIMCTL_BUS_ADDRESS, $DBUS_SYSTEM_BUS_ADDRESS,\n"
       "                               else the system bus)\n"
-      "      --json[=MODE]            Machine-readable output (status, history, trim --wait,\n"
+      "      --json[=MODE]            Machine-readable output (status, history, fleet, trim "
+      "--wait,\n"
       "                               monitor): short (the default), pretty or off\n"
       "      --no-legend              Print the table rows only: no header, summary or notes\n"
       "  -l, --full                   Do not shorten cells to fit the terminal\n"

@@ -16,6 +16,7 @@ std::string error_name(ErrorKind kind) {
     case ErrorKind::AccessDenied: reason = "AccessDenied"; break;
     case ErrorKind::Busy: reason = "Busy"; break;
     case ErrorKind::ConfigInvalid: reason = "ConfigInvalid"; break;
+    case ErrorKind::Unavailable: reason = "Unavailable"; break;
   }
   return std::string("org.trimd.trimd1.Error.") + reason;
 }

@@ -11,7 +11,15 @@
 
 namespace trimd::bus {
 
-enum class ErrorKind { NotFound, NotSupported, InvalidArgument, AccessDenied, Busy, ConfigInvalid };
+enum class ErrorKind {
+  NotFound,
+  NotSupported,
+  InvalidArgument,
+  AccessDenied,
+  Busy,
+  ConfigInvalid,
+  Unavailable
+};
 
 // "org.trimd.trimd1.Error.NotFound", ...
 std::string error_name(ErrorKind kind);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "bus_errors.hpp"
 #include "bus_mount_points.hpp"
@@ -137,6 +138,29 @@ ManagerObject::GetHistory(const std::string& mount_point) {
                      bus_string(e.result.text()),
                      static_cast<uint32_t>(std::min<std::uint64_t>(e.preemptions, UINT32_MAX)));
   return out;
+}
+
+// Read-only: no authorization. Answered when etcd has (on the loop).
+void ManagerObject::GetFleet(
+    sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
+                                            std::string, bool, bool>>>&& result) {
+  // std::function wants a copyable callback; the reply object is move-only.
+  auto reply = std::make_shared<std::decay_t<decltype(result)>>(std::move(result));
+  commands_.control().fleet_report([reply](fleet::FleetReport report) {
+    using Status = fleet::FleetReport::Status;
+    if (report.status == Status::NotConfigured)
+      return reply->returnError(make_error(ErrorKind::NotSupported,
+                                           "no [fleet] in the policy: passes are not coordinated"));
+    if (report.status == Status::Unreachable)
+      return reply->returnError(make_error(ErrorKind::Unavailable, "etcd: " + report.error));
+    std::vector<
+        sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool>>
+        claims;
+    for (const auto& row : report.rows)
+      claims.emplace_back(bus_string(row.backend), row.max_concurrent, row.position,
+                          bus_string(row.host), bus_string(row.mount_point), row.holds, row.ours);
+    reply->returnResults(claims);
+  });
 }
 
 }  // namespace trimd::bus

@@ -50,6 +50,9 @@ class ManagerObject final : public ManagerAdaptor {
   std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                             std::string, uint32_t>>
   GetHistory(const std::string& mount_point) override;
+  void GetFleet(
+      sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
+                                              std::string, bool, bool>>>&& result) override;
 
   Commands& commands_;
   std::map<std::string_view, BusValue> announced_;  // what PropertiesChanged last said

@@ -302,6 +302,17 @@ void Daemon::quit_loop() {
   });
 }
 
+void DaemonControl::fleet_report(std::function<void(fleet::FleetReport)> done) {
+  done(fleet::FleetReport{fleet::FleetReport::Status::NotConfigured, {}, {}});
+}
+
+void Daemon::fleet_report(std::function<void(fleet::FleetReport)> done) {
+  std::set<std::string> backends;
+  for (const auto& status : manager_->statuses(now()))
+    if (!status.fleet_backend.empty()) backends.insert(status.fleet_backend);
+  fleet_->report({backends.begin(), backends.end()}, std::move(done));
+}
+
 void Daemon::fleet_answers(const std::vector<fleet::SlotNews>& news) {
   for (const auto& answer : news)
     manager_->fleet_answer(answer.fs_id, answer.kind, answer.reason, now());

@@ -2,21 +2,23 @@
 // saving and sd_notify. No policy lives here.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "chunk_runner.hpp"
 #include "config.hpp"
 #include "event_loop.hpp"
+#include "fleet_report.hpp"
 #include "manager.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
+#include "remounter.hpp"
 #include "save_backoff.hpp"
 #include "state_store.hpp"
-#include "remounter.hpp"
 #include "system_view.hpp"
-#include "chunk_runner.hpp"
 #include "takeover_controller.hpp"
 
 namespace trimd {
@@ -25,6 +27,7 @@ namespace fleet {
 class FleetLink;
 struct SlotNews;
 }  // namespace fleet
+
 class MountWatcher;
 class UdevWatcher;
 class BusService;
@@ -42,6 +45,9 @@ class DaemonControl {
   // HandBack). Throw ManagerError; by default there is nothing to do it with.
   virtual void take_over(const std::vector<std::string>& ids);
   virtual void hand_back(const std::vector<std::string>& ids);
+  // GetFleet: the claims of the backends this host's filesystems use, read
+  // from etcd; `done` runs later, on the loop. By default: no [fleet].
+  virtual void fleet_report(std::function<void(fleet::FleetReport)> done);
 };
 
 class Daemon final : public DaemonControl {
@@ -58,6 +64,7 @@ class Daemon final : public DaemonControl {
   static SteadyPoint mono() { return SteadyClock::now(); }
   void take_over(const std::vector<std::string>& ids) override;
   void hand_back(const std::vector<std::string>& ids) override;
+  void fleet_report(std::function<void(fleet::FleetReport)> done) override;
 
  private:
   void setup_signals();

@@ -18,7 +18,9 @@ build_packages="
 # make none); a private dbus-daemon and udev; the bench's FUSE disk and
 # charts; the boot tier's package build, Debian root and container; the RPM
 # spec check; the libFuzzer targets; clang-format (scripts/check-format.sh);
-# the fleet tier's etcd cluster and the certificates its TLS tests make.
+# the fleet tier's etcd cluster and the certificates its TLS tests make;
+# the browser tier's Cockpit and headless Chromium (axe-core comes from npm,
+# below).
 test_packages="
   libgtest-dev libgmock-dev
   util-linux mount e2fsprogs xfsprogs btrfs-progs
@@ -29,6 +31,7 @@ test_packages="
   clang libclang-rt-14-dev
   prometheus
   etcd-server etcd-client openssl
+  cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium iproute2
 "
 
 case "${1:-}" in
@@ -41,3 +44,14 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # shellcheck disable=SC2086 # word splitting of the list is intended
 apt-get install -y -q --no-install-recommends $packages
+
+# The browser tier injects axe-core (npm; no Debian package has it) into the
+# page: the version pinned by tests/browser/package-lock.json, kept out of
+# the source tree. Needs the machine's node and npm.
+if [ "${1:-}" = --test ]; then
+  browser_cache=/var/cache/trimd-browser
+  mkdir -p "$browser_cache"
+  cp "$(dirname "$0")/../tests/browser/package.json" "$(dirname "$0")/../tests/browser/package-lock.json" \
+    "$browser_cache/"
+  (cd "$browser_cache" && npm ci --no-audit --no-fund --loglevel=error)
+fi

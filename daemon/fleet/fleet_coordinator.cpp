@@ -29,6 +29,12 @@ SlotClaim claim_of(const etcd::KeyValue& kv) {
   return SlotClaim{kv.key, kv.create_revision, field("host"), field("mount_point")};
 }
 
+void sort_by_arrival(std::vector<SlotClaim>& claims) {
+  std::sort(claims.begin(), claims.end(), [](const SlotClaim& a, const SlotClaim& b) {
+    return std::tie(a.create_revision, a.key) < std::tie(b.create_revision, b.key);
+  });
+}
+
 }  // namespace
 
 Coordinator::Coordinator(EventLoop& loop, const FleetConfig& config, std::string host,
@@ -142,10 +148,6 @@ void Coordinator::read_backend(const std::string& backend) {
 void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs) {
   std::vector<SlotClaim> claims;
   for (const auto& kv : kvs) claims.push_back(claim_of(kv));
-  std::sort(claims.begin(), claims.end(), [](const SlotClaim& a, const SlotClaim& b) {
-    return std::tie(a.create_revision, a.key) < std::tie(b.create_revision, b.key);
-  });
-  seen_[backend] = claims;
   for (auto& [id, claim] : claims_) {
     if (claim.backend != backend || !claim.put) continue;
     const auto standing = standing_of(claims, claim.key, config_.max_concurrent);
@@ -180,6 +182,25 @@ void Coordinator::unreachable(const std::string& error) {
   }
   for (auto& [id, claim] : claims_)
     if (claim.told != SlotNews::Kind::Granted) tell(id, claim, SlotNews::Kind::Unreachable, error);
+}
+
+void Coordinator::read_claims(const std::string& backend, ClaimsRead done) {
+  client_.call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
+               [this, done = std::move(done), alive = alive_](const etcd::Outcome& outcome) {
+                 if (!*alive) return;
+                 if (!outcome.reply) return done(std::nullopt, {}, outcome.error);
+                 std::vector<SlotClaim> claims;
+                 try {
+                   for (const auto& kv : etcd::kvs_of(*outcome.reply))
+                     claims.push_back(claim_of(kv));
+                 } catch (const std::exception& e) {
+                   return done(std::nullopt, {}, e.what());
+                 }
+                 sort_by_arrival(claims);
+                 std::vector<std::string> ours;
+                 for (const auto& [id, claim] : claims_) ours.push_back(claim.key);
+                 done(claims, ours, {});
+               });
 }
 
 void Coordinator::revoke(std::function<void()> done) {

@@ -44,13 +44,17 @@ class Coordinator {
 
   bool holds(const std::string& fs_id) const;
 
+  // The claims under `backend`'s prefix now, oldest first, and which of
+  // them are this coordinator's; nothing and the error when etcd fails.
+  using ClaimsRead =
+      std::function<void(const std::optional<std::vector<SlotClaim>>& claims,
+                         const std::vector<std::string>& our_keys, const std::string& error)>;
+  void read_claims(const std::string& backend, ClaimsRead done);
+
   // Stopping: the lease is revoked, every claim on it goes with it; `done`
   // runs when etcd answered (or could not be reached).
   void revoke(std::function<void()> done);
 
-  // What the last read of each backend with a claim of this host showed,
-  // oldest claim first: the first max_concurrent hold slots (trimctl fleet).
-  const std::map<std::string, std::vector<SlotClaim>>& seen() const { return seen_; }
   const FleetConfig& config() const { return config_; }
 
  private:
@@ -83,8 +87,7 @@ class Coordinator {
   SteadyPoint last_reply_ = SteadyClock::now();
   Timer keepalive_timer_;
   Timer poll_timer_;
-  std::map<std::string, Claim> claims_;                 // by fs id
-  std::map<std::string, std::vector<SlotClaim>> seen_;  // by backend
+  std::map<std::string, Claim> claims_;  // by fs id
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace trimd::fleet {
@@ -55,6 +57,51 @@ void FleetLink::leave(Duration timeout, std::function<void()> done) {
   coordinator_->revoke([this] {
     if (left_) std::exchange(left_, {})();
   });
+}
+
+namespace {
+
+// The backends' reads, gathered: the report goes out when the last is in.
+struct ReportInProgress {
+  FleetReport report;
+  std::size_t pending = 0;
+  std::function<void(FleetReport)> done;
+};
+
+void add_rows(FleetReport& report, const std::string& backend, unsigned max_concurrent,
+              const std::vector<SlotClaim>& claims, const std::vector<std::string>& ours) {
+  unsigned position = 0;
+  for (const auto& claim : claims) {
+    ++position;
+    const bool mine = std::find(ours.begin(), ours.end(), claim.key) != ours.end();
+    report.rows.push_back(FleetClaimRow{backend, max_concurrent, position, claim.host,
+                                        claim.mount_point, position <= max_concurrent, mine});
+  }
+}
+
+}  // namespace
+
+void FleetLink::report(const std::vector<std::string>& backends,
+                       std::function<void(FleetReport)> done) {
+  if (!coordinator_) return done(FleetReport{FleetReport::Status::NotConfigured, {}, {}});
+  if (backends.empty()) return done(FleetReport{});
+  auto gathering = std::make_shared<ReportInProgress>();
+  gathering->pending = backends.size();
+  gathering->done = std::move(done);
+  const unsigned max_concurrent = config_->max_concurrent;
+  for (const auto& backend : backends)
+    coordinator_->read_claims(
+        backend, [gathering, backend, max_concurrent](
+                     const std::optional<std::vector<SlotClaim>>& claims,
+                     const std::vector<std::string>& ours, const std::string& error) {
+          if (claims)
+            add_rows(gathering->report, backend, max_concurrent, *claims, ours);
+          else {
+            gathering->report.status = FleetReport::Status::Unreachable;
+            gathering->report.error = error;
+          }
+          if (--gathering->pending == 0) gathering->done(std::move(gathering->report));
+        });
 }
 
 std::string fleet_host_name() {

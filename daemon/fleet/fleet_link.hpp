@@ -16,6 +16,7 @@
 #include "fleet_config.hpp"
 #include "fleet_coordinator.hpp"
 #include "fleet_gate.hpp"
+#include "fleet_report.hpp"
 
 namespace trimd::fleet {
 
@@ -36,6 +37,9 @@ class FleetLink final : public FleetGate {
   void ask(const std::string& fs_id, const std::string& backend,
            const std::string& mount_point) override;
   void give_back(const std::string& fs_id) override;
+
+  // GetFleet: the claims of `backends` read from etcd now.
+  void report(const std::vector<std::string>& backends, std::function<void(FleetReport)> done);
 
   const Coordinator* coordinator() const { return coordinator_.get(); }
   const std::string& host() const { return host_; }

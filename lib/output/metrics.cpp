@@ -186,14 +186,33 @@ void render_now(std::string& out, const std::vector<FsStatus>& filesystems) {
   }
 }
 
+// Only where [fleet] coordinates a filesystem: nothing new for other hosts.
+void render_fleet(std::string& out, const std::vector<FsStatus>& filesystems,
+                  Duration fleet_waited) {
+  const bool coordinated =
+      std::any_of(filesystems.begin(), filesystems.end(),
+                  [](const FsStatus& fs) { return !fs.fleet_backend.empty(); });
+  if (!coordinated) return;
+  Family held(out, "trimd_fleet_slot_held", "gauge",
+              "1 while the filesystem holds one of its shared backend's fleet-wide slots.");
+  for (const auto& fs : filesystems)
+    if (!fs.fleet_backend.empty())
+      held.sample(with(fs_labels(fs), "backend", fs.fleet_backend), fs.fleet_slot_held ? 1 : 0);
+  Family waited(out, "trimd_fleet_slot_wait_seconds_total", "counter",
+                "Time filesystems waited for fleet-wide slots since trimd started, together.");
+  waited.sample("", seconds(fleet_waited));
+}
+
 }  // namespace
 
-std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifetime& totals) {
+std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifetime& totals,
+                           Duration fleet_waited) {
   std::string out;
   render_totals(out, totals);
   render_lifetimes(out, filesystems);
   render_last_pass(out, filesystems);
   render_now(out, filesystems);
+  render_fleet(out, filesystems, fleet_waited);
   return out;
 }
 
@@ -209,7 +228,8 @@ void MetricsExporter::flush(const Manager& manager, TimePoint now, bool force) {
   if (!dirty_ && !force) return;
   if (!force && last_write_ && now >= *last_write_ && now - *last_write_ < interval_) return;
   try {
-    write_textfile(file_, render_metrics(manager.statuses(now), manager.lifetime_totals()));
+    write_textfile(file_, render_metrics(manager.statuses(now), manager.lifetime_totals(),
+                                         manager.fleet_slot_waited()));
     if (failing_) spdlog::info("{}: metrics written again", file_.string());
     failing_ = false;
   } catch (const std::system_error& e) {

@@ -13,7 +13,10 @@
 namespace trimd {
 
 // The exposition text (format 0.0.4) for these filesystems and totals.
-std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifetime& totals);
+// `fleet_waited`: Manager::fleet_slot_waited(), shown only where [fleet]
+// coordinates a filesystem.
+std::string render_metrics(const std::vector<FsStatus>& filesystems, const Lifetime& totals,
+                           Duration fleet_waited = Duration{0});
 
 // Replaces `file` atomically with mode 0644 (replace_file_atomically: the
 // new file has no name, or an unpredictable one that is not *.prom, until

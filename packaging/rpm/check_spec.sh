@@ -13,6 +13,9 @@ for macro in '%systemd_post trimd.service' '%systemd_preun trimd.service' \
   '%systemd_postun_with_restart trimd.service'; do
   printf '%s\n' "$parsed" | grep -qF "$macro" || { echo "missing: $macro"; exit 1; }
 done
+# The Cockpit page is a package of its own.
+packages=$(rpmspec -q --qf '%{NAME}\n' "$spec" 2>/dev/null)
+printf '%s\n' "$packages" | grep -qx 'trimd-cockpit' || { echo "no trimd-cockpit subpackage: $packages"; exit 1; }
 # The version follows the project's.
 version=$(rpmspec -q --qf '%{VERSION}\n' "$spec" 2>/dev/null | head -n 1)
 [ "$version" = "$TRIMD_VERSION" ] || { echo "spec version $version, project $TRIMD_VERSION"; exit 1; }

@@ -13,8 +13,8 @@ from pathlib import Path
 
 SUITE = "bookworm"
 # What the root holds besides minbase and trimd's own dependencies: systemd
-# as PID 1, the system bus and polkit.
-ROOT_PACKAGES = ["systemd", "dbus", "polkitd", "pkexec", "util-linux", "e2fsprogs"]
+# as PID 1, the system bus and polkit; Cockpit for trimd-cockpit's page.
+ROOT_PACKAGES = ["systemd", "dbus", "polkitd", "pkexec", "util-linux", "e2fsprogs", "cockpit"]
 CACHE_DIR = Path("/var/cache/trimd-boot")
 
 

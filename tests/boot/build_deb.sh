@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build trimd's .deb from the committed-or-not source tree, the way
 # packaging/README.md says, in a scratch copy (the tree stays clean).
-#   build_deb.sh SOURCE_DIR OUT_DIR   -> OUT_DIR/trimd_*.deb
+#   build_deb.sh SOURCE_DIR OUT_DIR   -> OUT_DIR/trimd_*.deb, OUT_DIR/trimd-cockpit_*.deb
 # Unit tests are not run again here (DEB_BUILD_OPTIONS=nocheck): the unit
 # tier runs them. ccache speeds up rebuilds when installed.
 set -euo pipefail
@@ -27,5 +27,5 @@ ln -s packaging/debian "$work/trimd/debian"
 
 [ -d /usr/lib/ccache ] && export PATH=/usr/lib/ccache:$PATH
 (cd "$work/trimd" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -us -uc -b)
-cp "$work"/trimd_*.deb "$out"/
-ls "$out"/trimd_*.deb
+cp "$work"/trimd_*.deb "$work"/trimd-cockpit_*.deb "$out"/
+ls "$out"/trimd_*.deb "$out"/trimd-cockpit_*.deb

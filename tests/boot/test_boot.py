@@ -8,7 +8,8 @@ fstrim.service skipped while trimd runs, journal priorities, trimctl status
 and trim --wait on a loop filesystem bound in, polkit refusing and then
 (with the sample rule) granting a user, a stop in the middle of a pass, and
 an umount while a chunk is inside FITRIM (on the slow-TRIM device,
-bench/slowtrim, given with --slowtrim).
+bench/slowtrim, given with --slowtrim), and trimd-cockpit's page through a
+real Cockpit login (Chromium on the host, cockpit_login.py).
 
 Exit 0 when every check passes, 1 on a failure, 77 when this machine lacks
 root or a tool (a failure instead under CI=true). Everything it made is
@@ -27,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from boot_root import Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball, run  # noqa: E402
+from boot_cockpit import CockpitLogin, check_cockpit  # noqa: E402
 
 TOOLS = ["debootstrap", "systemd-nspawn", "nsenter", "dpkg-buildpackage", "dh", "mkfs.ext4",
          "losetup", "setpriv"]
@@ -86,6 +88,10 @@ def missing_prerequisite():
         return "missing tools: " + ", ".join(missing)
     if not Path("/dev/loop-control").exists():
         return "no /dev/loop-control"
+    # The Cockpit page is looked at with the browser tier's Chromium.
+    browser = [p for p in ("/usr/bin/chromium", "/usr/bin/chromedriver") if not os.access(p, os.X_OK)]
+    if browser or run(["/usr/bin/python3", "-c", "import selenium"], check=False).returncode != 0:
+        return "missing: chromium, chromium-driver or python3-selenium (for the Cockpit page)"
     return None
 
 
@@ -135,20 +141,24 @@ def wait_for(predicate, timeout, step=0.2):
     return predicate()
 
 
-def prepare_root(cleanup, work, deb):
+def prepare_root(cleanup, work, deb, cockpit):
     image = LoopFs(cleanup, work / "root.img", 2048, work / "root")
     tarball = cached_root_tarball(log, deb)
     run(["tar", "-C", str(image.mount_point), "--numeric-owner", "-xf", str(tarball)])
     root = image.mount_point
     shutil.copy(deb, root / "tmp" / "trimd.deb")
-    log("root: dpkg -i " + deb.name)
-    print(run(["chroot", str(root), "dpkg", "-i", "/tmp/trimd.deb"]).stdout.strip()[-400:])
+    shutil.copy(cockpit.deb, root / "tmp" / "trimd-cockpit.deb")
+    log(f"root: dpkg -i {deb.name} {cockpit.deb.name}")
+    print(run(["chroot", str(root), "dpkg", "-i", "/tmp/trimd.deb", "/tmp/trimd-cockpit.deb"])
+          .stdout.strip()[-400:])
+    cockpit.configure(root)
     for unit, text in (("trimd.service", TRIMD_DROPIN), ("fstrim.service", FSTRIM_DROPIN)):
         dropin = root / "etc/systemd/system" / f"{unit}.d"
         dropin.mkdir(parents=True, exist_ok=True)
         (dropin / "boot-test.conf").write_text(text)
     (root / "etc/trimd/trimd.toml").write_text(PASS_CONFIG)
     run(["chroot", str(root), "useradd", "--no-create-home", "alice"])
+    run(["chroot", str(root), "chpasswd"], input=f"alice:{cockpit.password}\n")
     return root
 
 
@@ -454,11 +464,20 @@ def build_deb(source, out):
     return next(out.glob("trimd_*.deb"))
 
 
+def cockpit_deb_beside(deb):
+    """trimd-cockpit's .deb, built with trimd's (build_deb.sh) into the same place."""
+    found = sorted(deb.parent.glob("trimd-cockpit_*.deb"))
+    if not found:
+        raise RuntimeError(f"no trimd-cockpit_*.deb beside {deb}")
+    return found[-1]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--source", required=True, help="trimd's source tree")
     parser.add_argument("--deb", type=Path, help="use this .deb instead of building one")
     parser.add_argument("--slowtrim", help="bench/slowtrim, for the umount in the middle of a chunk")
+    parser.add_argument("--artefacts", type=Path, help="where the Cockpit page's screenshot goes")
     args = parser.parse_args()
     reason = missing_prerequisite() or missing_slowtrim(args.slowtrim)
     if reason:
@@ -466,13 +485,16 @@ def main():
         return 1 if os.environ.get("CI") == "true" else 77
 
     started = time.monotonic()
+    if args.artefacts:
+        args.artefacts.mkdir(parents=True, exist_ok=True)
     checks = Failures()
     cleanup = Cleanup()
     work = Path(tempfile.mkdtemp(prefix="trimd-boot-", dir="/var/tmp"))
     cleanup.push(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
     try:
         deb = args.deb or build_deb(args.source, work / "deb")
-        root = prepare_root(cleanup, work, deb)
+        cockpit = CockpitLogin(cockpit_deb_beside(deb))
+        root = prepare_root(cleanup, work, deb, cockpit)
         fs = LoopFs(cleanup, work / "trimtest.img", 1024, work / "trimtest")
         inline = LoopFs(cleanup, work / "takeover.img", 256, work / "takeover",
                         options="discard,noatime")
@@ -491,6 +513,7 @@ def main():
         check_trim(box, checks, fs)
         check_pass_in_journal(box, checks)
         check_polkit(box, checks)
+        check_cockpit(box, checks, cockpit, TRIMTEST, args.artefacts)
         check_stop_mid_pass(box, checks)
     except Exception as error:  # a broken step is a failure, and cleanup still runs
         checks.check(False, f"boot tier aborted: {error!r}",

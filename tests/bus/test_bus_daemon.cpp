@@ -160,6 +160,13 @@ TEST_F(RealDaemon, AnswersVersionAndState) {
   EXPECT_EQ(state.out, "s \"idle\"\n");
 }
 
+TEST_F(RealDaemon, GetFleetWithoutAFleetSectionIsNotSupported) {
+  auto fleet = busctl(
+      {"call", "org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager", "GetFleet"});
+  EXPECT_NE(fleet.exit_code, 0);
+  EXPECT_THAT(fleet.err, HasSubstr("no [fleet] in the policy"));
+}
+
 TEST_F(RealDaemon, ReloadOfABrokenConfigIsConfigInvalidNamingTheLine) {
   write_config("[trim]\nchunk_size = \"12 parsecs\"\n");
   auto reload = run_command(bus_->dbus_send(

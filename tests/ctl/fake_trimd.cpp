@@ -42,6 +42,8 @@ class Backend {
   virtual std::string manager_state() const = 0;
   virtual uint64_t bytes_trimmed_total() const = 0;
   virtual std::vector<FakeFilesystem> all() const = 0;
+  // Nothing: no [fleet] (GetFleet answers NotSupported).
+  virtual std::optional<std::vector<trimctl::FleetClaim>> fleet() const = 0;
 
  protected:
   ~Backend() = default;
@@ -120,6 +122,23 @@ class ManagerObject final
       throw sdbus::Error("org.trimd.trimd1.Error.NotFound",
                          "no filesystem remembered at " + mount_point);
     return out;
+  }
+
+  void GetFleet(
+      sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
+                                              std::string, bool, bool>>>&& result) override {
+    const auto claims = backend_.fleet();
+    if (!claims)
+      return result.returnError(
+          sdbus::Error("org.trimd.trimd1.Error.NotSupported",
+                       "no [fleet] in the policy: passes are not coordinated"));
+    std::vector<
+        sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool>>
+        out;
+    for (const auto& c : *claims)
+      out.emplace_back(c.backend, c.max_concurrent, c.position, c.host, c.mount_point, c.holds,
+                       c.ours);
+    result.returnResults(out);
   }
 
   uint64_t sum(uint64_t trimctl::LifetimeInfo::*field) const {
@@ -202,6 +221,7 @@ struct FakeTrimd::Impl final : Backend {
   uint64_t total = 0;
   FakeCalls calls;
   std::optional<std::pair<std::string, std::string>> reload_error;
+  std::optional<std::vector<trimctl::FleetClaim>> fleet_claims;
   mutable std::atomic<uint64_t> reads{0};
 
   std::unique_ptr<sdbus::IConnection> connection;
@@ -372,6 +392,11 @@ struct FakeTrimd::Impl final : Backend {
     return out;
   }
 
+  std::optional<std::vector<trimctl::FleetClaim>> fleet() const override {
+    std::lock_guard lock(mutex);
+    return fleet_claims;
+  }
+
   FilesystemObject& export_filesystem(const FakeFilesystem& fs) {
     const std::string path = object_path(fs);
     {
@@ -414,6 +439,11 @@ FakeCalls FakeTrimd::calls() const {
 }
 
 uint64_t FakeTrimd::property_reads() const { return impl_->reads.load(); }
+
+void FakeTrimd::set_fleet(std::vector<trimctl::FleetClaim> claims) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->fleet_claims = std::move(claims);
+}
 
 void FakeTrimd::fail_reload_with(const std::string& error_name, const std::string& message) {
   std::lock_guard lock(impl_->mutex);

@@ -106,6 +106,23 @@ TEST(Metrics, GiveTheStateAndWhatAWaitingFilesystemWaitsFor) {
   EXPECT_THAT(text, HasSubstr("trimd_filesystem_inline_discard{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
 }
 
+TEST(Metrics, ShowTheFleetSlotsOnlyWhereAFilesystemIsCoordinated) {
+  EXPECT_THAT(render_metrics({trimmed_fs(), fresh_fs()}, {}, std::chrono::seconds{7}),
+              Not(HasSubstr("trimd_fleet_")));
+  FsStatus waiting = trimmed_fs();
+  waiting.waiting_for = WaitingFor::FleetSlot;
+  waiting.fleet_backend = "pool-a";
+  FsStatus holding = fresh_fs();
+  holding.fleet_backend = "pool-a";
+  holding.fleet_slot_held = true;
+  const auto text = render_metrics({waiting, holding}, {}, std::chrono::milliseconds{7500});
+  EXPECT_THAT(text, HasSubstr("reason=\"fleet_slot\""));
+  EXPECT_THAT(text, HasSubstr("trimd_fleet_slot_held{mount_point=\"/home\",fs_type=\"xfs\","
+                              "backend=\"pool-a\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("backend=\"pool-a\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("trimd_fleet_slot_wait_seconds_total 7.5\n"));
+}
+
 TEST(Metrics, LabelAMountPointThatIsNotUtf8AsTheBusShowsItInValidUtf8) {
   FsStatus latin1 = fresh_fs();
   latin1.mount_point = "/srv/caf\xe9\n";
