@@ -11,7 +11,6 @@
 #include <stdexcept>
 
 #include "posix_util.hpp"
-#include "wait_until.hpp"
 
 namespace trimd::test {
 
@@ -64,10 +63,6 @@ std::vector<std::string> etcd_argv(const MemberPlan& plan, const std::filesystem
   return argv;
 }
 
-bool reaped_within(pid_t pid, std::chrono::milliseconds limit) {
-  return wait_until([&] { return ::waitpid(pid, nullptr, WNOHANG) != 0; }, limit);
-}
-
 }  // namespace
 
 EtcdProcess::EtcdProcess(const MemberPlan& plan, const std::filesystem::path& dir)
@@ -84,15 +79,9 @@ EtcdProcess::EtcdProcess(const MemberPlan& plan, const std::filesystem::path& di
   ::close(log);
 }
 
-EtcdProcess::~EtcdProcess() {
-  if (pid_ < 0) return;
-  ::kill(pid_, SIGCONT);
-  ::kill(pid_, SIGTERM);
-  if (!reaped_within(pid_, std::chrono::seconds{5})) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-}
+// SIGKILL: its data dir goes with the test, and a graceful stop of a
+// leader (handing leadership on) or of a stopped member takes seconds.
+EtcdProcess::~EtcdProcess() { kill(); }
 
 void EtcdProcess::pause() const { ::kill(pid_, SIGSTOP); }
 

@@ -39,8 +39,7 @@ struct MemberPlan {
 // MemberPlan on two free ports (https with `tls`).
 MemberPlan plan_member(const std::string& name, const std::optional<ServerTls>& tls = {});
 
-// One running etcd process; SIGCONT and SIGTERM (SIGKILL if it lingers)
-// when destroyed.
+// One running etcd process, killed (SIGKILL) and reaped when destroyed.
 class EtcdProcess {
  public:
   EtcdProcess(const MemberPlan& plan, const std::filesystem::path& dir);

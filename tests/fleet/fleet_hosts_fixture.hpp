@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +59,32 @@ class FleetHostsTest : public ::testing::Test {
     for (auto& host : hosts_)
       out += "---- " + names_[host->mount_point()] + "\n" + host->trimd().log();
     return out;
+  }
+
+  // Arrival order: by their first slot, hosts that queued later never went
+  // ahead of one that queued earlier by more than the coordinator's 1 s poll
+  // (two slots freed within one poll go out in the same turn). The queue is
+  // the longest one sampled. "" when none did.
+  std::string queue_jumps(const std::vector<ClaimSample>& samples) {
+    const auto longest = std::max_element(samples.begin(), samples.end(), [](auto& a, auto& b) {
+      return a.claims.size() < b.claims.size();
+    });
+    if (longest == samples.end()) return "no sample";
+    std::map<std::string, std::uint64_t> first_held;
+    for (auto& host : hosts_) {
+      const auto spans = hold_spans(*host);
+      if (!spans.empty()) first_held[host->mount_point()] = spans.front().begin_usec;
+    }
+    constexpr std::uint64_t kPollUsec = 1'200'000;
+    std::string jumps;
+    const auto& queue = longest->claims;
+    for (std::size_t i = 0; i < queue.size(); ++i)
+      for (std::size_t j = i + 1; j < queue.size(); ++j) {
+        const auto earlier = claim_mount_point(queue[i]), later = claim_mount_point(queue[j]);
+        if (first_held[later] + kPollUsec < first_held[earlier])
+          jumps += " " + names_[later] + " before " + names_[earlier];
+      }
+    return jumps;
   }
 
   std::optional<EtcdCluster> cluster_;  // first made, last gone: after every trimd

@@ -54,6 +54,25 @@ bool held_throughout(const std::vector<HoldSpan>& spans, const ClaimSample& samp
 TEST_F(FleetHostsTest, EightHostsOnOneBackendNeverTrimMoreThanTwoAtOnceAndEveryOneFinishes) {
   start_hosts(8);
   ClaimSampler sampler(policy_.etcd, policy_.backend);
+  // trimctl fleet on the host that queued last, while it waits.
+  std::optional<ClaimSample> queued;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        queued = sample_claims(policy_.etcd, policy_.backend);
+        return queued && queued->claims.size() >= 4;
+      },
+      30s, 50ms))
+      << "the hosts never queued\n"
+      << logs();
+  const auto last_queued = claim_mount_point(queued->claims.back());
+  const auto& waiter = **std::find_if(hosts_.begin(), hosts_.end(),
+                                      [&](auto& h) { return h->mount_point() == last_queued; });
+  const auto fleet =
+      run_command({TRIMCTL_BINARY, "--address", waiter.bus().address(), "fleet"}, 10s);
+  std::cout << "[fleet] trimctl fleet on " << names_[last_queued] << ", waiting:\n" << fleet.out;
+  EXPECT_TRUE(fleet.ok()) << fleet.err;
+  EXPECT_NE(fleet.out.find("2/2 slots held"), std::string::npos) << fleet.out;
+  EXPECT_NE(fleet.out.find(last_queued + " (this trimd)"), std::string::npos) << fleet.out;
   const bool all_done = wait_until(
       [&] {
         return std::all_of(hosts_.begin(), hosts_.end(), [&](auto& h) { return finished(*h); });
@@ -105,6 +124,7 @@ TEST_F(FleetHostsTest, EightHostsOnOneBackendNeverTrimMoreThanTwoAtOnceAndEveryO
   EXPECT_EQ(most_at_once(all), policy_.max_concurrent) << "the cap was never reached: no test";
   EXPECT_GE(most_claims, 3u) << "no filesystem ever waited: the passes did not overlap";
   EXPECT_EQ(disagreements, 0u) << "a trimd held a slot etcd did not give it";
+  EXPECT_EQ(queue_jumps(samples), "") << "a host got its slot before one that asked first";
 }
 
 TEST_F(FleetHostsTest, AHolderKilledWithSigkillFreesItsSlotWithinTheLeaseTtlForAWaiter) {
