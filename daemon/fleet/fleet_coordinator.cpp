@@ -99,7 +99,12 @@ void Coordinator::keep_alive() {
 void Coordinator::request(const std::string& fs_id, const std::string& backend,
                           const std::string& mount_point) {
   if (claims_.count(fs_id)) return;
-  claims_[fs_id] = Claim{backend, slot_key(backend, host_, fs_id), mount_point, false, {}};
+  Claim claim;
+  claim.backend = backend;
+  claim.key = slot_key(backend, host_, fs_id);
+  claim.mount_point = mount_point;
+  undeleted_.erase(claim.key);  // wanted again: a retried delete must not take it
+  claims_[fs_id] = std::move(claim);
   put_claim(fs_id);
 }
 
@@ -114,6 +119,11 @@ void Coordinator::put_claim(const std::string& fs_id) {
                  if (it == claims_.end()) return;
                  if (!outcome.reply) return unreachable(outcome.error);
                  it->second.put = true;
+                 try {
+                   it->second.put_revision = etcd::revision_of(*outcome.reply);
+                 } catch (const std::exception&) {
+                   it->second.put_revision = 0;  // judged by every read, as before
+                 }
                  read_backend(it->second.backend);
                });
 }
@@ -123,7 +133,19 @@ void Coordinator::release(const std::string& fs_id) {
   if (it == claims_.end()) return;
   const std::string key = it->second.key;
   claims_.erase(it);
-  client_.call("/v3/kv/deleterange", etcd::delete_request(key), [](const etcd::Outcome&) {});
+  delete_key(key);
+}
+
+void Coordinator::delete_key(const std::string& key) {
+  undeleted_.erase(key);
+  client_.call("/v3/kv/deleterange", etcd::delete_request(key),
+               [this, key, alive = alive_](const etcd::Outcome& outcome) {
+                 if (!*alive || outcome.reply) return;
+                 // Unless it was claimed again meanwhile (then it is wanted).
+                 for (const auto& [id, claim] : claims_)
+                   if (claim.key == key) return;
+                 undeleted_.insert(key);
+               });
 }
 
 bool Coordinator::holds(const std::string& fs_id) const {
@@ -132,6 +154,7 @@ bool Coordinator::holds(const std::string& fs_id) const {
 }
 
 void Coordinator::poll_all() {
+  for (const auto& key : std::set<std::string>(undeleted_)) delete_key(key);
   if (lease_ == 0) return grant_lease();  // etcd was not there yet, or the lease lapsed
   std::set<std::string> backends;
   for (const auto& [id, claim] : claims_)
@@ -146,18 +169,19 @@ void Coordinator::read_backend(const std::string& backend) {
                  if (!outcome.reply) return unreachable(outcome.error);
                  heard_back();
                  try {
-                   judge(backend, etcd::kvs_of(*outcome.reply));
+                   judge(backend, etcd::kvs_of(*outcome.reply), etcd::revision_of(*outcome.reply));
                  } catch (const std::exception& e) {
                    unreachable(e.what());
                  }
                });
 }
 
-void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs) {
+void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs,
+                        std::int64_t revision) {
   std::vector<SlotClaim> claims;
   for (const auto& kv : kvs) claims.push_back(claim_of(kv));
   for (auto& [id, claim] : claims_) {
-    if (claim.backend != backend || !claim.put) continue;
+    if (claim.backend != backend || !claim.put || revision < claim.put_revision) continue;
     const auto standing = standing_of(claims, claim.key, config_.max_concurrent);
     if (!standing)
       tell(id, claim, SlotNews::Kind::Lost, "its claim is gone from etcd");

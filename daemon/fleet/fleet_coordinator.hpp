@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "etcd_client.hpp"
@@ -63,6 +64,9 @@ class Coordinator {
     std::string key;
     std::string mount_point;
     bool put = false;  // the key is in etcd
+    // etcd's revision after the put: a range read before it (its reply
+    // overtaken on another connection) cannot tell whether the key is there.
+    std::int64_t put_revision = 0;
     std::optional<SlotNews::Kind> told;
   };
 
@@ -71,7 +75,9 @@ class Coordinator {
   void put_claim(const std::string& fs_id);
   void poll_all();
   void read_backend(const std::string& backend);
-  void judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs);
+  void judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs,
+             std::int64_t revision);
+  void delete_key(const std::string& key);
   void follow_with_watch(const std::string& backend);
   void tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind, std::string reason);
   void unreachable(const std::string& error);
@@ -90,6 +96,9 @@ class Coordinator {
   Timer poll_timer_;
   std::map<std::string, Claim> claims_;           // by fs id
   std::map<std::string, std::uint64_t> watches_;  // backend -> the client's stream
+  // Keys of released claims etcd did not delete (unreachable): deleted again
+  // at every poll, or they would hold a slot as long as the lease lives.
+  std::set<std::string> undeleted_;
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -16,20 +16,31 @@ FleetLink::~FleetLink() = default;
 
 bool FleetLink::follow(const std::optional<FleetConfig>& config) {
   if (config == config_) return false;
-  const bool had = coordinator_ != nullptr;
+  const bool had = config_.has_value();
   coordinator_.reset();
   pending_.clear();
+  setup_error_.clear();
   config_ = config;
-  if (config_) {
-    coordinator_ =
-        std::make_unique<Coordinator>(loop_, *config_, host_, [this](const SlotNews& news) {
-          pending_.push_back(news);
-          deliver_timer_.arm_in(Duration{1});
-        });
-    spdlog::info("fleet: capping passes at {} per backend through etcd at {} (as host {})",
-                 config_->max_concurrent, fmt::join(config_->endpoints, ", "), host_);
+  if (!config_) return had;
+  try {
+    coordinator_ = std::make_unique<Coordinator>(loop_, *config_, host_,
+                                                 [this](const SlotNews& news) { queue(news); });
+  } catch (const std::exception& e) {
+    setup_error_ = e.what();
+    spdlog::error(
+        "fleet: cannot talk to etcd: {}; filesystems with a backend wait as for an unreachable "
+        "etcd (on_unreachable = \"{}\")",
+        setup_error_, to_string(config_->on_unreachable));
+    return had;
   }
+  spdlog::info("fleet: capping passes at {} per backend through etcd at {} (as host {})",
+               config_->max_concurrent, fmt::join(config_->endpoints, ", "), host_);
   return had;
+}
+
+void FleetLink::queue(SlotNews news) {
+  pending_.push_back(std::move(news));
+  deliver_timer_.arm_in(Duration{1});
 }
 
 void FleetLink::deliver() {
@@ -40,7 +51,10 @@ void FleetLink::deliver() {
 
 void FleetLink::ask(const std::string& fs_id, const std::string& backend,
                     const std::string& mount_point) {
-  if (coordinator_) coordinator_->request(fs_id, backend, mount_point);
+  if (coordinator_)
+    coordinator_->request(fs_id, backend, mount_point);
+  else if (!setup_error_.empty())
+    queue(SlotNews{fs_id, SlotAnswer::Unreachable, setup_error_});
 }
 
 void FleetLink::give_back(const std::string& fs_id) {
@@ -83,6 +97,8 @@ void add_rows(FleetReport& report, const std::string& backend, unsigned max_conc
 
 void FleetLink::report(const std::vector<std::string>& backends,
                        std::function<void(FleetReport)> done) {
+  if (!setup_error_.empty())
+    return done(FleetReport{FleetReport::Status::Unreachable, setup_error_, {}});
   if (!coordinator_) return done(FleetReport{FleetReport::Status::NotConfigured, {}, {}});
   if (backends.empty()) return done(FleetReport{});
   auto gathering = std::make_shared<ReportInProgress>();

@@ -27,8 +27,8 @@ class FleetLink final : public FleetGate {
   FleetLink(EventLoop& loop, std::string host, Answers answers);
   ~FleetLink() override;
 
-  // The [fleet] of the policy now in force. True when the coordinator was
-  // replaced or dropped: every claim went with it (Manager::fleet_restarted).
+  // The [fleet] of the policy now in force. True when there was one before:
+  // every claim went with its coordinator (Manager::fleet_restarted).
   bool follow(const std::optional<FleetConfig>& config);
   // Stopping: the lease is revoked, so the slots free at once rather than a
   // TTL later; `done` runs when etcd answered or `timeout` passed.
@@ -45,6 +45,7 @@ class FleetLink final : public FleetGate {
   const std::string& host() const { return host_; }
 
  private:
+  void queue(SlotNews news);
   void deliver();
 
   EventLoop& loop_;
@@ -52,6 +53,9 @@ class FleetLink final : public FleetGate {
   Answers answers_;
   std::optional<FleetConfig> config_;
   std::unique_ptr<Coordinator> coordinator_;
+  // Why [fleet] has no coordinator (an unreadable password_file): every ask
+  // is answered "unreachable" with it, and on_unreachable decides.
+  std::string setup_error_;
   std::vector<SlotNews> pending_;
   Timer deliver_timer_;
   std::unique_ptr<Timer> leave_timer_;
