@@ -23,7 +23,7 @@ bool FleetLink::follow(const std::optional<FleetConfig>& config) {
   config_ = config;
   if (!config_) return had;
   try {
-    coordinator_ = std::make_unique<Coordinator>(loop_, *config_, host_,
+    coordinator_ = std::make_unique<Coordinator>(loop_, *config_, host(),
                                                  [this](const SlotNews& news) { queue(news); });
   } catch (const std::exception& e) {
     setup_error_ = e.what();
@@ -34,7 +34,7 @@ bool FleetLink::follow(const std::optional<FleetConfig>& config) {
     return had;
   }
   spdlog::info("fleet: capping passes at {} per backend through etcd at {} (as host {})",
-               config_->max_concurrent, fmt::join(config_->endpoints, ", "), host_);
+               config_->max_concurrent, fmt::join(config_->endpoints, ", "), host());
   return had;
 }
 

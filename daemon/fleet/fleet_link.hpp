@@ -42,7 +42,10 @@ class FleetLink final : public FleetGate {
   void report(const std::vector<std::string>& backends, std::function<void(FleetReport)> done);
 
   const Coordinator* coordinator() const { return coordinator_.get(); }
-  const std::string& host() const { return host_; }
+  // [fleet] host, else the host name.
+  const std::string& host() const {
+    return config_ && !config_->host.empty() ? config_->host : host_;
+  }
 
  private:
   void queue(SlotNews news);

@@ -17,13 +17,21 @@ const char* to_string(OnUnreachable what) {
   return "local";
 }
 
-bool is_valid_backend_name(std::string_view name) {
+namespace {
+
+bool is_valid_name(std::string_view name, std::size_t longest) {
   const auto allowed = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   };
-  return !name.empty() && name.size() <= 64 && name != "." && name != ".." &&
+  return !name.empty() && name.size() <= longest && name != "." && name != ".." &&
          std::all_of(name.begin(), name.end(), allowed);
 }
+
+}  // namespace
+
+bool is_valid_backend_name(std::string_view name) { return is_valid_name(name, 64); }
+
+bool is_valid_host_name(std::string_view name) { return is_valid_name(name, 253); }
 
 namespace config_detail {
 
@@ -125,6 +133,12 @@ FleetConfig read_fleet(const Reader& r, const toml::table& table) {
       fleet.unreachable_after = r.duration(name, value, kUnreachableRange);
     } else if (key == "backend") {
       fleet.backend = read_backend(r, name, value);
+    } else if (key == "host") {
+      fleet.host = r.string(name, value);
+      if (!is_valid_host_name(fleet.host))
+        r.fail(value.source(), fmt::format("{}: \"{}\" is not a host name (1 to 253 letters, "
+                                           "digits, '-', '_' or '.')",
+                                           name, fleet.host));
     } else {
       fail_unknown_key(r, name, key);
     }

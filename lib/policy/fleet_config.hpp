@@ -33,6 +33,9 @@ struct FleetConfig {
   Duration lease_ttl = std::chrono::seconds{15};
   OnUnreachable on_unreachable = OnUnreachable::Local;
   Duration unreachable_after = std::chrono::minutes{2};
+  // The name this host goes by in its claims and in other hosts' `trimctl
+  // fleet`; empty = the host name (gethostname()).
+  std::string host;
   // The backend of every filesystem not given one by a [[filesystem]] rule;
   // empty = only those rules' filesystems are coordinated.
   std::string backend;
@@ -49,5 +52,7 @@ inline constexpr unsigned kMaxConcurrentLimit = 1000;
 // A backend name as it goes into an etcd key: letters, digits, '-', '_',
 // '.', 1 to 64 of them (it is a path element under /trimd/v1/).
 bool is_valid_backend_name(std::string_view name);
+// A [fleet] host name: the same letters, 1 to 253 of them (a DNS name's length).
+bool is_valid_host_name(std::string_view name);
 
 }  // namespace trimd

@@ -38,6 +38,7 @@ lease_ttl = "20s"
 on_unreachable = "wait"
 unreachable_after = "5min"
 backend = "pool-a"
+host = "web3.example.org"
 
 [[filesystem]]
 match = "/var/lib/db*"
@@ -53,6 +54,7 @@ backend = "san-b"
   EXPECT_EQ(fleet.lease_ttl, std::chrono::seconds{20});
   EXPECT_EQ(fleet.on_unreachable, trimd::OnUnreachable::Wait);
   EXPECT_EQ(fleet.unreachable_after, std::chrono::minutes{5});
+  EXPECT_EQ(fleet.host, "web3.example.org");
   EXPECT_EQ(config.policy_for("/srv", "", "ext4").backend, "pool-a");
   EXPECT_EQ(config.policy_for("/var/lib/db1", "", "ext4").backend, "san-b");
 }
@@ -80,6 +82,8 @@ TEST(FleetConfig, BadValuesAreNamedWithTheirLine) {
               HasSubstr("fleet.backend: \"pool/a\" is not a backend name"));
   EXPECT_THAT(error_of("[fleet]\netcd = [\"http://a:1\"]\nca = \"ca.pem\"\n"),
               HasSubstr("fleet.ca: \"ca.pem\" is not an absolute path"));
+  EXPECT_THAT(error_of("[fleet]\netcd = [\"http://a:1\"]\nhost = \"web 3\"\n"),
+              HasSubstr("fleet.host: \"web 3\" is not a host name"));
 }
 
 TEST(FleetConfig, HalfMadeSettingsAreRefused) {
