@@ -10,12 +10,14 @@ import contextlib
 import os
 
 from . import disks, populate
-from .guard import run, say, wait_until
+from .guard import run, say, signals_blocked, wait_until
 
 MiB = disks.MiB
 # 4 KiB blocks as on a real host's disk (mke2fs picks 1 KiB for a small
-# filesystem, below the device's discard granularity), 32 MiB block groups
-# so that trimd's chunks can split a host's filesystem as they would a big one.
+# filesystem, below the device's discard granularity); 32 MiB block groups
+# spread a host's free extents over three groups. trimd sizes ext4 chunks
+# by 8 x block size^2 (128 MiB) whatever -g says, so each host's pass is one
+# FITRIM call over its whole filesystem.
 MKFS_HOST = disks.MKFS["ext4"] + ["-b", "4096", "-g", "8192"]
 TENANT = "tenant"
 
@@ -41,6 +43,27 @@ def partitions(dev, count):
     wait_until(lambda: all(os.path.exists(p) for p in parts), 30,
                what=f"{dev}'s {count} partitions")
     return parts
+
+
+@contextlib.contextmanager
+def no_writeback_throttling(dev):
+    """The kernel's writeback throttling (blk-wbt) of the one loop device
+    lets at most wb_background (4, fewer once latency passes wbt_lat_usec)
+    discards of all hosts together into its queue: a limiter that a fleet
+    of VMs, each with its own disk queue, does not have. Off while W5 runs,
+    restored before the device is detached (loop devices are reused)."""
+    path = f"/sys/block/{os.path.basename(dev)}/queue/wbt_lat_usec"
+    with open(path) as f:
+        before = f.read().strip()
+    with signals_blocked():
+        with open(path, "w") as f:
+            f.write("0")
+    try:
+        yield before
+    finally:
+        with signals_blocked():
+            with open(path, "w") as f:
+                f.write(before)
 
 
 def host_mounts(bench, hosts):

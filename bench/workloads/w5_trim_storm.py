@@ -102,7 +102,8 @@ def run_config(bench, template, name, round_index):
     tenant = bench.mnt("w5-tenant")
     res = {"alloc_start": disks.allocated(twin)}
     try:
-        with disk.attached(partscan=True) as dev:
+        with disk.attached(partscan=True) as dev, shared_backend.no_writeback_throttling(dev) as wbt:
+            res["wbt_lat_usec_before"] = wbt
             with shared_backend.mounted_all(dev, mounts, tenant) as parts:
                 stats0 = disk.stats()
                 res.update(probe_and_trim(bench, name, twin, dev, parts, disk.stats_path,
