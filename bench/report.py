@@ -14,7 +14,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import report_charts  # noqa: E402
 import report_fio  # noqa: E402
-from report_targets import all_targets, percentile, ratio, rm_sync, x  # noqa: E402
+import report_w5  # noqa: E402
+from report_targets import all_targets, percentile, ratio, rm_sync, target, x  # noqa: E402
 
 MiB = 2**20
 GiB = 2**30
@@ -93,9 +94,14 @@ def header(results):
     return "\n".join(out)
 
 
+def w5_targets(results):
+    w5 = results.get("workloads", {}).get("W5")
+    return report_w5.targets(w5, target) if w5 else []
+
+
 def targets_section(results):
     rows = [[t["workload"], t["what"], t["value"], t["limit"], verdict(t["met"]), t["why"]]
-            for t in all_targets(results)]
+            for t in all_targets(results) + w5_targets(results)]
     return ("## Targets\n\n"
             "A repeated ratio is the median of the paired ratios (each run beside its baseline) "
             "with its bootstrap 95% interval in brackets: **met** when the whole interval is "
@@ -353,11 +359,12 @@ NOTES = """## Notes
 """
 
 SECTIONS = {"W1": w1_section, "W2": w2_section, "W3": w3_section, "W4": w4_section,
-            "FIO": report_fio.fio_section}
+            "FIO": report_fio.fio_section, "W5": report_w5.w5_section}
 
 
 def write(results, out_dir):
     charts = report_charts.draw_all(results, out_dir)
+    charts.update(report_w5.draw(results, out_dir))
     parts = [header(results), targets_section(results)]
     for name, section in SECTIONS.items():
         if name in results.get("workloads", {}):

@@ -51,6 +51,16 @@ class Params:
     w4_image: int = 64 * MiB
     w4_freed: int = 8 * MiB       # deleted on each before the pass
     w4_idle_s: float = 120.0
+    w5_hosts: int = 16            # hosts' filesystems on one slowtrim backend, as partitions
+    w5_host_part: int = 96 * MiB
+    w5_tenant_part: int = 160 * MiB
+    w5_pairs: int = 1500          # files freed per host between as many kept: its extents
+    w5_file_bytes: int = 8192
+    w5_probe_s: float = 120.0     # the tenant's probe, the same length in every configuration
+    w5_lead_s: float = 3.0        # probe before the hosts start
+    w5_spread_s: float = 90.0     # fstrim spread: each host starts at a random point of this
+    w5_deadline_s: float = 400.0  # after the start: hosts not done by then are not reclaimed
+    w5_rounds: int = 2            # rounds of every configuration, no trim first in each
 
     def on_model(self, model):
         """The same run on another of slowtrim's device models; a thin
@@ -75,7 +85,9 @@ class Params:
                    fio_fs=("btrfs",), fio_jobs=("qd1-randwrite-fsync",), fio_rounds=1,
                    fio_seconds=2.0,
                    fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,
-                   w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds)
+                   w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds,
+                   w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=150,
+                   w5_probe_s=6.0, w5_lead_s=1.0, w5_spread_s=3.0, w5_deadline_s=60.0, w5_rounds=1)
 
 
 class Bench:

@@ -63,10 +63,13 @@ def _detach(dev):
 
 
 @contextlib.contextmanager
-def loop_device(path, direct_io_off=False):
+def loop_device(path, direct_io_off=False, partscan=False):
+    """`partscan`: the kernel reads the partition table (/dev/loopNpM)."""
     args = ["losetup", "--find", "--show"]
     if direct_io_off:
         args.append("--direct-io=off")
+    if partscan:
+        args.append("--partscan")
     with signals_blocked():
         dev = run(args + [path]).strip()
     try:
@@ -173,7 +176,7 @@ class SlowDisk:
         return read_diskstats(self.dev)
 
     @contextlib.contextmanager
-    def attached(self):
+    def attached(self, partscan=False):
         os.makedirs(self.fuse_dir, exist_ok=True)
         self.proc = spawn(EMULATOR_NICE + [self.binary, f"--model={self.model}",
                            f"--queue-depth={self.queue_depth}",
@@ -187,7 +190,7 @@ class SlowDisk:
                        what="slowtrim to mount")
             if self.proc.poll() is not None:
                 raise HarnessError(f"slowtrim exited ({self.proc.returncode}); see {self.log_path}")
-            with loop_device(disk, direct_io_off=True) as dev:
+            with loop_device(disk, direct_io_off=True, partscan=partscan) as dev:
                 self.dev = dev
                 yield dev
         finally:
@@ -236,16 +239,12 @@ def settled_diskstats(dev, timeout=30):
     return wait_until(idle, timeout, what=f"{dev}'s requests in flight to complete")
 
 
-class AllocationSampler:
-    """Samples a backing file's allocation in a thread: (wall time, bytes);
-    with `dev`, that block device's /proc/diskstats too (io_samples)."""
+class PeriodicSampler:
+    """A thread that calls sample(wall time) every `interval` seconds while
+    the `with` block runs, once more as it ends."""
 
-    def __init__(self, path, interval=0.2, dev=None):
-        self.path = path
-        self.dev = dev
+    def __init__(self, interval):
         self.interval = interval
-        self.samples = []
-        self.io_samples = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -259,12 +258,29 @@ class AllocationSampler:
 
     def _loop(self):
         while True:
-            now = time.time()
-            self.samples.append((now, allocated(self.path)))
-            if self.dev:
-                self.io_samples.append((now, read_diskstats(self.dev)))
+            self.sample(time.time())
             if self._stop.wait(self.interval):
                 return
+
+    def sample(self, now):
+        raise NotImplementedError
+
+
+class AllocationSampler(PeriodicSampler):
+    """Samples a backing file's allocation in a thread: (wall time, bytes);
+    with `dev`, that block device's /proc/diskstats too (io_samples)."""
+
+    def __init__(self, path, interval=0.2, dev=None):
+        super().__init__(interval)
+        self.path = path
+        self.dev = dev
+        self.samples = []
+        self.io_samples = []
+
+    def sample(self, now):
+        self.samples.append((now, allocated(self.path)))
+        if self.dev:
+            self.io_samples.append((now, read_diskstats(self.dev)))
 
     def first_at_or_below(self, level):
         """When the allocation first reached `level` (it only goes down)."""

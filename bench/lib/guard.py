@@ -68,10 +68,11 @@ def say(message):
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def run(args, check=True, capture=True, timeout=None):
-    """Runs a short command; returns its stdout. Raises HarnessError on failure."""
+def run(args, check=True, capture=True, timeout=None, input=None):
+    """Runs a short command (`input` on its stdin); returns its stdout.
+    Raises HarnessError on failure."""
     try:
-        done = subprocess.run(args, check=False, timeout=timeout, text=True,
+        done = subprocess.run(args, check=False, timeout=timeout, text=True, input=input,
                               stdout=subprocess.PIPE if capture else None,
                               stderr=subprocess.PIPE if capture else None)
     except subprocess.TimeoutExpired as e:

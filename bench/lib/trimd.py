@@ -20,6 +20,8 @@ EVENTS = {
     "7b0a00ec70094b2393531ef1942a9c1e": "pass_end",
     "6799e1ff84064f9b9c1fe6dc5eb44fcd": "pass_end",
     "7df5f0737dad484eb73896e664dcd23b": "runner_killed",
+    "22ab84e37f32423ebe3c68b6f41f26e4": "slot_acquired",
+    "6813f772eb084022b870772e5f2c37fe": "slot_released",
 }
 
 

@@ -14,7 +14,7 @@ bench=$(cd "$(dirname "$0")/.." && pwd)
 smoke_name=bench_smoke
 # shellcheck source=bench/tests/smoke_lib.sh
 source "$(dirname "$0")/smoke_lib.sh"
-require_capabilities losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3 fio
+require_capabilities losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3 fio sfdisk partx etcd
 for binary in daemon/trimd bench/slowtrim; do
     [[ -x $build/$binary ]] || fail "no $build/$binary (build the trimd and slowtrim targets)"
 done
@@ -45,7 +45,10 @@ lacks() { ! grep -q "$1" "$2"; }
 # Mounts and loop devices of the harness: its work dirs are trimd-bench.*.
 ours_mounted() { grep -q 'trimd-bench\.' /proc/self/mountinfo; }
 ours_attached() { grep -qs 'trimd-bench\.' /sys/block/loop*/loop/backing_file; }
-nothing_left() { ! ours_mounted && ! ours_attached && ! pgrep -f "$bench/probe.py" >/dev/null; }
+ours_etcd() { pgrep -f 'etcd --name=w5 --data-dir=.*trimd-bench\.' >/dev/null; }
+nothing_left() {
+    ! ours_mounted && ! ours_attached && ! pgrep -f "$bench/probe.py" >/dev/null && ! ours_etcd
+}
 
 expect "no harness leftovers before the test" nothing_left
 
@@ -60,7 +63,8 @@ fi
 report=$out/full/report.md
 expect "report.md written" test -s "$report"
 for section in "## Targets" "## W1: delete storm" "## W2: trim under load" \
-    "## W3: idle throughput" "## W4: footprint" "## FIO: real foregrounds" "## Harness checks"; do
+    "## W3: idle throughput" "## W4: footprint" "## FIO: real foregrounds" "## W5: trim storm" \
+    "## Harness checks"; do
     expect "report has '$section'" grep -qF "$section" "$report"
 done
 if grep "not measured" "$report" >&2; then  # the lines above say which and why
@@ -72,7 +76,7 @@ expect "ratios to the baselines are reported" grep -q '×' "$report"
 expect "results.json parses" /usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
     "$out/full/results.json"
 if [[ -n $charts ]]; then
-    for png in w1_ext4 w1_xfs w2_latency w3_pass w4_footprint; do
+    for png in w1_ext4 w1_xfs w2_latency w3_pass w4_footprint w5_backend w5_latency; do
         expect "$png.png drawn" test -s "$out/full/$png.png"
     done
 fi

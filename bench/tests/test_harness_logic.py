@@ -10,8 +10,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import report_fio  # noqa: E402
 import report_targets  # noqa: E402
+import report_w5  # noqa: E402
 from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
+from lib import backend_sampler, etcd, host_trims, shared_backend  # noqa: E402
 from workloads import w1_delete_storm as w1  # noqa: E402
 
 LIMITS = (20, 1024 * 1024, 0.05)  # trimd's default idle limits
@@ -224,6 +226,62 @@ class SecondPass(unittest.TestCase):
         t = report_targets.second_pass_target("btrfs", self.pass_counts(8730, 8700), fstrim)
         self.assertTrue(t["met"])
         self.assertIn("fstrim's second run", t["limit"])
+
+
+class TrimStorm(unittest.TestCase):
+    def test_counts_intervals_open_at_one_instant_and_not_those_that_only_touch(self):
+        self.assertEqual(backend_sampler.max_overlap([(0, 2), (1, 3), (2.5, 4)]), 2)
+        self.assertEqual(backend_sampler.max_overlap([(0, 1), (1, 2), (2, 3)]), 1)
+        self.assertEqual(backend_sampler.max_overlap([]), 0)
+
+    def test_turns_counter_snapshots_into_discards_per_second_and_busy_share(self):
+        out = backend_sampler.rates([(10.0, 100, 0), (12.0, 700, 1_000_000_000)])
+        self.assertEqual(out, [(12.0, 300.0, 0.5)])
+
+    def test_pairs_each_slot_acquired_with_its_release_and_keeps_one_still_held(self):
+        events = {0: [{"kind": "slot_acquired", "t": 1.0}, {"kind": "chunk", "t": 1.1},
+                      {"kind": "slot_released", "t": 2.0}, {"kind": "slot_acquired", "t": 5.0}],
+                  1: [{"kind": "slot_acquired", "t": 2.0}, {"kind": "slot_released", "t": 3.0}]}
+        slots = host_trims.slot_intervals(events, until=9.0)
+        self.assertEqual(sorted(slots), [(1.0, 2.0), (2.0, 3.0), (5.0, 9.0)])
+        self.assertEqual(backend_sampler.max_overlap(slots), 1)
+
+    def test_a_chunk_lasts_until_the_hosts_next_event(self):
+        events = {0: [{"kind": "chunk", "t": 1.0}, {"kind": "chunk", "t": 2.0},
+                      {"kind": "pass_end", "t": 2.5}]}
+        self.assertEqual(host_trims.chunk_intervals(events, until=9.0), [(1.0, 2.0), (2.0, 2.5)])
+
+    def test_a_hand_over_is_timed_from_the_release_that_let_the_next_host_in(self):
+        slots = [(0.0, 2.0), (0.1, 3.0), (2.5, 4.0), (3.2, 5.0)]
+        gaps = report_w5.handover_gaps(slots, 2)
+        self.assertEqual([round(g, 2) for g in gaps], [0.5, 0.2])
+
+    def test_lays_out_one_partition_per_host_and_the_tenant_last(self):
+        script = shared_backend.sfdisk_script(3, 96 * disks.MiB)
+        lines = script.splitlines()
+        self.assertEqual(lines[0], "label: gpt")
+        self.assertEqual(sum("size=98304KiB" in line for line in lines), 3)
+        self.assertIn("name=tenant", lines[-1])
+
+    def test_the_fleet_prefix_range_ends_just_past_the_prefix(self):
+        self.assertEqual(etcd.prefix_end("/trimd/v1/b/"), "/trimd/v1/b0")
+
+    def test_the_storm_must_reach_its_ratio_with_its_whole_interval(self):
+        self.assertTrue(report_w5.judge_at_least(5.2, 9.0, 5.0))
+        self.assertFalse(report_w5.judge_at_least(2.0, 4.9, 5.0))
+        self.assertEqual(report_w5.judge_at_least(4.0, 6.0, 5.0), "noise")
+
+    def test_judges_the_cap_by_the_paired_p99_ratios(self):
+        w5 = {"hosts": 2, "spread_s": 10.0,
+              "p99_rounds": {"notrim": [1.0, 1.0], "storm": [8.0, 9.0], "trimd-cap1": [1.1, 1.2]},
+              "configs": {"storm": {}, "spread": {"reclaimed_s": 20.0},
+                          "trimd-cap1": {"reclaimed_s": 15.0, "max_slots_at_once": 1,
+                                         "max_chunks_at_once": 2, "max_hosts_discarding": 1}}}
+        verdicts = {t["what"]: t["met"] for t in report_w5.targets(w5, report_targets.target)}
+        self.assertTrue(verdicts["tenant p99, every host's fstrim at once, vs no trim"])
+        self.assertTrue(verdicts["tenant p99, trimd max_concurrent 1, vs no trim"])
+        self.assertTrue(verdicts["every host reclaimed, trimd max_concurrent 1, vs fstrim spread"])
+        self.assertFalse(verdicts["hosts trimming at once, max_concurrent 1"])  # 2 calls at once
 
 
 if __name__ == "__main__":
