@@ -12,7 +12,8 @@ except ImportError:  # the report is still written, without charts
 MiB = 2**20
 COLORS = {"nodiscard": "tab:blue", "discard": "tab:red", "trimd": "tab:green",
           "notrim": "tab:blue", "fstrim": "tab:orange", "trimd-midpass": "tab:purple",
-          "trimd-midpass-small": "tab:brown", "trimd-small": "tab:olive"}
+          "trimd-midpass-small": "tab:brown", "trimd-small": "tab:olive", "async": "tab:cyan",
+          "takeover": "tab:pink"}
 
 
 def available():

@@ -59,7 +59,24 @@ def w1_targets(w1, params):
         out.append(discards_target("W1", fs, tr.get("sent"), data.get("fstrim_discards"),
                                    "fstrim on a fresh mount of the fstrim'd twin, + fstrim over "
                                    "64 MiB ranges where one call left free extents"))
+        if configs.get("async"):
+            out.append(w1_async_target(fs, tr, configs["async"]))
     return out
+
+
+def w1_async_target(fs, tr, peer):
+    """btrfs discard=async, the kernel's own background discarder: when the
+    freed space is back in the device (from the start of rm), beside trimd."""
+    t, a = tr.get("reclaim_s"), peer.get("reclaim_s")
+    sent = (peer.get("sent") or {}).get("discards"), (tr.get("sent") or {}).get("discards")
+    p99 = peer["probe"]["write"].get("p99"), tr["probe"]["write"].get("p99")
+    value = (f"trimd {'—' if t is None else f'{t:.0f} s'} vs async "
+             f"{'not within the run' if a is None else f'{a:.0f} s'}")
+    why = (f"probe write p99 async {p99[0]:.2f} vs trimd {p99[1]:.2f} ms; discards "
+           f"{sent[0]} vs {sent[1]}; async waits 120 s after a block group's last change")
+    met = None if t is None else (a is None or t <= a)
+    return target("W1", f"{fs}: freed space back in the device, trimd vs `discard=async`",
+                  value, "trimd no later", met, why)
 
 
 def discards_target(workload, fs, sent, fstrim_discards, why=""):

@@ -210,6 +210,31 @@ class Discards(unittest.TestCase):
         self.assertEqual(report_targets.w3_fstrim_discards(configs)[0], 444)
 
 
+class BtrfsAsyncPeer(unittest.TestCase):
+    def run_of(self, reclaim_s, p99=3.0, discards=100):
+        return {"reclaim_s": reclaim_s, "probe": {"write": {"p99": p99}},
+                "sent": {"discards": discards}}
+
+    def test_runs_on_btrfs_in_full_runs_only(self):
+        self.assertIn("async", w1.configs_for("btrfs"))
+        self.assertNotIn("async", w1.configs_for("ext4"))
+        self.assertNotIn("async", w1.configs_for("btrfs", with_async=False))
+        self.assertEqual(w1.mount_options("async", "btrfs"), "discard=async")
+
+    def test_trimd_is_held_to_reclaiming_no_later_than_async(self):
+        sooner = report_targets.w1_async_target("btrfs", self.run_of(100.0), self.run_of(210.0))
+        later = report_targets.w1_async_target("btrfs", self.run_of(220.0), self.run_of(210.0))
+        self.assertTrue(sooner["met"])
+        self.assertFalse(later["met"])
+
+    def test_async_that_never_reclaimed_within_the_run_is_beaten_by_any_trimd_that_did(self):
+        t = report_targets.w1_async_target("btrfs", self.run_of(100.0), self.run_of(None))
+        self.assertTrue(t["met"])
+        self.assertIn("not within the run", t["value"])
+        self.assertIsNone(report_targets.w1_async_target(
+            "btrfs", self.run_of(None), self.run_of(None))["met"])
+
+
 class SecondPass(unittest.TestCase):
     def pass_counts(self, first, second):
         return {"sent": {"discards": first}, "second": {"discards": second}}

@@ -6,7 +6,8 @@ fstrim'd on a plain loop: the level "all freed space reclaimed" means),
 `-o discard`, and no discard with trimd running as a daemon; on ext4 and
 btrfs also "takeover": mounted with (sync) discard, then taken over by
 trimd (inline_discard = "takeover" remounts it without discard) before
-the delete storm. Measured:
+the delete storm; on btrfs also "async", `-o discard=async` with the
+kernel's default limits. Measured:
 rm + sync wall time (again on more twins for the two fast ones), the probe
 over the following minute, and when the backing file's allocation is back
 to the fstrim'd twin's floor (lib.context.residual_fstrim; on btrfs, a
@@ -27,6 +28,12 @@ TITLE = "delete storm"
 CONFIGS = ("nodiscard", "discard", "trimd")
 TAKEOVER = "takeover"
 TAKEOVER_FS = ("ext4", "btrfs")  # xfs keeps discard across a remount: not taken over
+# btrfs's own background discarder, the one peer that also trims later:
+# default limits (kernel 6.18: iops_limit 1000, a block group waits 120 s
+# after its last change before it is discarded).
+ASYNC = "async"
+ASYNC_FS = ("btrfs",)
+ASYNC_DELAY_S = 120.0
 BASELINE = "nodiscard"
 RECLAIM_SLACK = 0.01  # "reclaimed": all but 1% of what the fstrim'd twin freed
 # btrfs: the reference is an fstrim on a mount in use, as trimd's is: no
@@ -40,12 +47,15 @@ IDLE_LIMITS = (20, 1024 * 1024, 0.05)
 WITH_TRIMD = ("trimd", TAKEOVER)
 
 
-def configs_for(fs_type):
-    return CONFIGS + ((TAKEOVER,) if fs_type in TAKEOVER_FS else ())
+def configs_for(fs_type, with_async=True):
+    return (CONFIGS + ((TAKEOVER,) if fs_type in TAKEOVER_FS else ())
+            + ((ASYNC,) if with_async and fs_type in ASYNC_FS else ()))
 
 
 def mount_options(name, fs_type):
     """Sync discard for `-o discard` and for the filesystem trimd takes over."""
+    if name == ASYNC:
+        return "discard=async"
     if name not in ("discard", TAKEOVER):
         return None
     return "discard=sync" if fs_type == "btrfs" else "discard"
@@ -78,7 +88,7 @@ def run_fs(bench, fs_type):
            "template_alloc": disks.allocated(template), "configs": {}}
     reference = None
     try:
-        for name in configs_for(fs_type):
+        for name in configs_for(fs_type, bench.p.w1_async):
             say(f"W1 {fs_type}: {name}")
             res = run_config(bench, fs_type, template, name, reference)
             out["configs"][name] = res
@@ -123,6 +133,8 @@ def reclaim_deadline(bench, name, reference):
     one_pass = discards * (bench.p.latency_ms + 1.0) / 1e3
     if name == "discard":
         return max(30.0, 2 * one_pass)
+    if name == ASYNC:  # its wait, then at least 1 ms between discards
+        return ASYNC_DELAY_S + 2 * discards * (bench.p.latency_ms + 2.0) / 1e3 + 30.0
     if name == TAKEOVER:  # its first pass comes a minute after the takeover at the latest
         return bench.p.idle_window_s + 3 * one_pass + 90.0
     return bench.p.idle_window_s + 3 * one_pass + 30.0
@@ -277,6 +289,12 @@ def quiet_from(res, first_chunk_t):
     return max(res["probe_end"], busy or 0.0)
 
 
+def probe_seconds(bench, name):
+    """discard=async starts discarding only after its delay: its probe runs
+    on into that, so that the writes meet its discards as trimd's meet its pass."""
+    return bench.p.probe_seconds + (ASYNC_DELAY_S if name == ASYNC else 0.0)
+
+
 def storm_and_probe(bench, name, twin, mnt, raw, reference, log_path, dev):
     """rm -r + sync, the probe over the next minute, then (unless this is
     the baseline) watch the allocation until it is back to the reference."""
@@ -285,7 +303,7 @@ def storm_and_probe(bench, name, twin, mnt, raw, reference, log_path, dev):
         t0 = time.time()
         rm_sync(mnt)
         t_sync = time.time()
-        probe = latency.Probe(os.path.join(mnt, populate.PROBE_FILE), bench.p.probe_seconds,
+        probe = latency.Probe(os.path.join(mnt, populate.PROBE_FILE), probe_seconds(bench, name),
                               os.path.join(raw, "probe.csv"))
         with latency.running(probe):
             probe.wait()
