@@ -41,6 +41,17 @@ class Cleanup:
                 print(f"cleanup: {what}: {error}")
 
 
+def wait_for(predicate, timeout, step=0.2):
+    """predicate()'s first true value within `timeout` seconds, else its last."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
 def debian_mirror():
     """The Debian archive apt already uses (deb822 .sources or one-line lists)."""
     files = [Path("/etc/apt/sources.list")] + sorted(Path("/etc/apt/sources.list.d").glob("*"))

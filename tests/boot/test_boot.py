@@ -27,7 +27,8 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from boot_root import Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball, run  # noqa: E402
+from boot_root import (Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball, run,  # noqa: E402
+                       wait_for)
 from boot_cockpit import CockpitLogin, check_cockpit  # noqa: E402
 from boot_fleet import check_fleet_dropin  # noqa: E402
 
@@ -130,16 +131,6 @@ def find_mount(node, mount_point):
             if found:
                 return found
     return None
-
-
-def wait_for(predicate, timeout, step=0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def prepare_root(cleanup, work, deb, cockpit):

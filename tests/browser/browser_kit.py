@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "boot"))
-from boot_root import Cleanup, LoopFs, run  # noqa: E402,F401  (re-exported for the test)
+from boot_root import Cleanup, LoopFs, run, wait_for  # noqa: E402,F401  (re-exported)
 
 COCKPIT_WS = "/usr/lib/cockpit/cockpit-ws"
 CHROMIUM = "/usr/bin/chromium"
@@ -25,17 +25,6 @@ NOBODY = 65534  # user nobody, group nogroup
 
 def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def wait_for(predicate, timeout, step=0.1):
-    """predicate()'s first true value within `timeout` seconds, else its last."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def missing_prerequisite(axe_js):
