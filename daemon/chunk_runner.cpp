@@ -111,13 +111,13 @@ void ChunkRunner::check_preemption() {
   if (chunks_.empty()) return;
   const auto sample = sample_();
   for (auto& [serial, chunk] : chunks_) {
-    if (chunk->killed) continue;
+    if (chunk->killed || chunk->job.on_foreground == OnForeground::Ignore) continue;
     const auto io = chunk->process->io();
     if (!io) continue;  // exiting: its pidfd reports it in a moment
     PreemptDecision decision = chunk->watch->observe(sample, *io);
     if (!decision.preempt()) continue;
     chunk->deadline->foreground_seen();  // a chunk not preempted is now held to its time limit
-    if (!chunk->job.preemptible) continue;
+    if (chunk->job.on_foreground != OnForeground::Preempt) continue;
     chunk->process->kill();
     chunk->killed = ChunkEnd::Preempted;
     chunk->decision = std::move(decision);

@@ -194,7 +194,6 @@ void Daemon::pump() {
   const TimePoint t = now();
   const SteadyPoint m = mono();
   for (auto& job : manager_->take_jobs(t, m)) {
-    if (config_.preempt_interval.count() <= 0) job.preemptible = false;
     try {
       runner_->start(job);
     } catch (const std::system_error& e) {

@@ -16,6 +16,17 @@ namespace trimd {
 
 namespace {
 
+// A chunk of a pass that waits for idle disks is killed by foreground I/O;
+// one that trims anyway (overdue, --ignore-idle) is only held to its time
+// limit; with preemption off, foreground I/O does not touch it at all (a
+// shared backend's other tenants would otherwise cut every long chunk short
+// and make it be redone whole).
+OnForeground on_foreground(const Config& config, const Pass& pass) {
+  if (config.preempt_interval.count() <= 0) return OnForeground::Ignore;
+  if (pass.gentle || pass.ignore_idle) return OnForeground::HoldToLimit;
+  return OnForeground::Preempt;
+}
+
 // A failed pass is retried sooner than a whole interval later.
 constexpr Duration kRetryAfterFailure = std::chrono::hours{1};
 
@@ -279,7 +290,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   job.range = range;
   job.disks = fs.fs.disk_names();
   for (const auto& device : fs.fs.topology.devices) job.devices.push_back(device.name);
-  job.preemptible = !fs.pass->gentle && !fs.pass->ignore_idle;
+  job.on_foreground = on_foreground(config_, *fs.pass);
   job.time_limit = chunk_time_limit(fs.policy, fs.pass->limit_doublings);
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
   fs.in_flight = job.serial;

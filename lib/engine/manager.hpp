@@ -101,6 +101,13 @@ class ManagerListener {
 };
 
 // One FITRIM call to make. `disks` are held until the job is reported back.
+// What foreground I/O on a chunk's disks does to it.
+enum class OnForeground {
+  Preempt,      // killed at once: a pass that waits for idle disks
+  HoldToLimit,  // held to the job's time_limit from then on: gentle, --ignore-idle
+  Ignore,       // nothing: preemption is off ([idle] preempt_interval = 0)
+};
+
 struct ChunkJob {
   std::uint64_t serial = 0;
   std::string fs_id;
@@ -111,9 +118,8 @@ struct ChunkJob {
   // The filesystem's own block devices (a partition, dm-0): where the bytes
   // it discards are counted, apart from other filesystems on the same disks.
   std::vector<std::string> devices;
-  // Killed by the daemon when foreground I/O reaches its disks. Not when
-  // trimming gently (overdue, disks never idle) or told to ignore idleness.
-  bool preemptible = true;
+  // What foreground I/O reaching its disks does to the chunk.
+  OnForeground on_foreground = OnForeground::Preempt;
   // Killed when still in the kernel after this long (chunk_time_limit): the
   // bound on how long trimd keeps the filesystem busy. A runner holding only
   // a detached copy of the mount, with no foreground I/O seen, is held to

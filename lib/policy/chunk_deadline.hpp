@@ -9,7 +9,8 @@
 // so it is held to its time_limit only once it pins the mount or has met
 // foreground I/O, and to kMaxChunkTimeLimit, the bound on a stuck call,
 // until then. A preemptible chunk is killed at its first foreground byte
-// anyway; the limit is for the others (gentle, --ignore-idle).
+// anyway; the limit is for the others (gentle, --ignore-idle). With
+// preemption off (OnForeground::Ignore) foreground I/O is not looked at.
 #pragma once
 
 #include "chunk_sizing.hpp"

@@ -44,7 +44,8 @@ class SystemFsProber final : public FsProber {
 };
 
 // The size of an ext2/3/4 block group as mkfs makes it by default (no
-// bigalloc, no -g). A chunk must not end inside a group: on 6.18 ext4 trims
+// bigalloc, no -g; ext4_groups.hpp asks the filesystem for its own). A
+// chunk must not end inside a group: on 6.18 ext4 trims
 // each free extent that starts in the range up to its end, and marks a group
 // done only when the range starts at the group's start, so chunks smaller than
 // a group send the same discards again and again (measured: 2 GiB of discards

@@ -190,6 +190,28 @@ TEST_P(LoopFilesystem, ProberReportsTheSizeAndXfsAllocationGroups) {
   EXPECT_GT(geometry.group_bytes, 0u);
 }
 
+// mkfs -g makes groups smaller than a bitmap block maps; a chunk sized by the
+// default would end inside one, and ext4 would forget that group was trimmed.
+TEST(Ext4Prober, ReadsTheGroupSizeMkfsWasGiven) {
+  REQUIRE_ROOT_OR_FAIL();
+  TRIMD_SKIP_OR_FAIL_IF(missing_tools(tools_for(Fs::Ext4)));
+  struct Made {
+    std::vector<std::string> args;
+    std::uint64_t group_bytes;
+  };
+  for (const Made& made : {Made{{"-b", "4096", "-g", "8192"}, 32ull << 20},
+                           Made{{"-b", "1024", "-g", "4096"}, 4ull << 20},
+                           Made{{"-b", "4096"}, ext4_block_group_bytes(4096)}}) {
+    LoopImage image = LoopImage::create(320);
+    image.mkfs(Fs::Ext4, made.args);
+    image.mount();
+    image.write_fragmented_files(400, 16 * 1024);  // many records: GETFSMAP is paged
+    const FsGeometry geometry =
+        SystemFsProber().geometry(image.mount_point(), "ext4", image.size_bytes());
+    EXPECT_EQ(geometry.group_bytes, made.group_bytes) << "mkfs.ext4 " << made.args.back();
+  }
+}
+
 // docs/design.md: both twins must be copies; they are mounted one after the other.
 TEST_P(LoopFilesystem, SparseClonesOfOneImageAreIdenticalTwins) {
   LoopImage& original = filesystem_with_holes();
