@@ -84,7 +84,7 @@ def mount_options(peer, fs_type):
 
 
 def run(bench):
-    out = {"fs": {}, "baselines": {}}
+    out = {"fs": {}, "baselines": {}, "trimd_idle_window": bench.p.fio_idle_window}
     for fs_type in bench.p.fio_fs:
         out["fs"][fs_type] = run_fs(bench, fs_type)
         for runs in out["fs"][fs_type]["jobs"].values():
