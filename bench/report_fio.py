@@ -49,11 +49,27 @@ def peer_note(runs):
     n = len(runs)
     if any("trimd" in r for r in runs):
         t = [r["trimd"] for r in runs if "trimd" in r]
+        kills = [x["killed_after_fio_s"] for x in t if x.get("killed_after_fio_s") is not None]
         return (f"chunk in flight at fio's start {sum(x['in_flight_at_fio'] for x in t)}/{n}, "
-                f"preempted {sum(x['preempted'] > 0 for x in t)}/{n}, "
-                f"pass over before fio {sum(x['pass_ended_before_fio'] for x in t)}/{n}")
+                f"preempted {sum(x['preempted'] > 0 for x in t)}/{n}"
+                + (f" ({statistics.median(kills) * 1e3:.0f} ms after fio's start, median; "
+                   "trimd's log)" if kills else "")
+                + f", pass over before fio {sum(x['pass_ended_before_fio'] for x in t)}/{n}")
     flags = [r.get("discarding_at_start") for r in runs if r.get("discarding_at_start") is not None]
     return f"discarding at fio's start {sum(flags)}/{n}" if flags else ""
+
+
+def never_discarding(runs):
+    """A trim-timeline peer that sent no discard before fio started in any
+    round: its ratio says nothing about its discards."""
+    flags = [r.get("discarding_at_start") for r in runs]
+    return bool(runs) and all(f is False for f in flags)
+
+
+def verdict_text(runs, pairs):
+    if never_discarding(runs):
+        return "void: never discarding at fio's start"
+    return VERDICTS[p99_verdict(pairs)]
 
 
 def row(peer, baseline, runs, base_runs, direction):
@@ -66,7 +82,7 @@ def row(peer, baseline, runs, base_runs, direction):
     starts = [r["fio_start_s"] for r in runs if r.get("fio_start_s") is not None]
     return [peer, direction, cell("p50"), cell("p99"), cell("p99.9"), cell("iops", 0),
             "baseline" if own else baseline, "1" if own else ratio_text(p99_pairs),
-            "—" if own else VERDICTS[p99_verdict(p99_pairs)],
+            "—" if own else verdict_text(runs, p99_pairs),
             "1" if own else ratio_text(iops_pairs),
             f"{statistics.median(starts):+.1f}" if starts else "—",
             f"{statistics.median(r['discards_during'] for r in runs):.0f}",

@@ -155,13 +155,23 @@ class FioTable(unittest.TestCase):
         self.assertEqual(report_fio.p99_verdict([0.9, 1.6, 1.0, 1.5, 1.2]), "noise")
         self.assertIsNone(report_fio.p99_verdict([]))
 
+    def test_a_peer_that_never_discarded_before_fio_gets_no_verdict_but_void(self):
+        runs = {"notrim-after": [self.run_(1.0, 100)],
+                "async": [dict(self.run_(1.0, 100), discarding_at_start=False)]}
+        row = self.row_of(report_fio.job_table("qd1", runs, {"async": "notrim-after"}), "async")
+        self.assertIn("void: never discarding", row)
+        self.assertNotIn("**met**", row)
+
     def test_reads_what_trimd_was_doing_when_fio_started(self):
         from workloads import fio_foregrounds as fio
         events = [{"t": 1.0, "kind": "pass_start"}, {"t": 2.0, "kind": "chunk"},
                   {"t": 5.1, "kind": "runner_killed"}, {"t": 5.2, "kind": "pause"}]
         got = fio.trimd_at_fio(events, 5.0)
-        self.assertEqual(got, {"chunks_before_fio": 1, "in_flight_at_fio": True, "preempted": 1,
-                               "pass_ended_before_fio": False})
+        self.assertEqual(got["chunks_before_fio"], 1)
+        self.assertTrue(got["in_flight_at_fio"])
+        self.assertEqual(got["preempted"], 1)
+        self.assertAlmostEqual(got["killed_after_fio_s"], 0.1)
+        self.assertFalse(got["pass_ended_before_fio"])
         over = fio.trimd_at_fio(events[:2] + [{"t": 3.0, "kind": "pass_end"}], 5.0)
         self.assertFalse(over["in_flight_at_fio"])
         self.assertTrue(over["pass_ended_before_fio"])

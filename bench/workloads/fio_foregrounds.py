@@ -19,9 +19,11 @@ baseline by construction:
   baseline: fio right after the sync), trimd (a daemon started after the
   sync with a short idle window, Params.fio_idle_window, so its pass starts
   soon; fio's first I/O then preempts the chunk in flight: fio arriving
-  mid-pass) and on btrfs `discard=async` at the kernel's default limits,
-  which waits 120 s after a block group's last change (only for the jobs
-  in Params.fio_async_jobs: each run waits that long).
+  mid-pass) and on btrfs `discard=async` at the kernel's default limits
+  (only for the jobs in Params.fio_async_jobs, none by default: it waits
+  120 s after a block group's last change, and then never discards free
+  extents under 32 KiB in a block group still in use, which is all this
+  storm frees; the harness gives up waiting after ASYNC_WAIT_S).
 
 Each job runs Params.fio_rounds times per peer, the peers taking turns
 (each timeline's baseline first in each round), so that every run has its
@@ -224,6 +226,7 @@ def trimd_at_fio(events, fio_wall):
     killed = [e for e in events if e["kind"] == "runner_killed" and e["t"] >= fio_wall]
     return {"chunks_before_fio": len(chunks), "in_flight_at_fio": in_flight,
             "preempted": len(killed),
+            "killed_after_fio_s": killed[0]["t"] - fio_wall if killed else None,
             "pass_ended_before_fio": any(e["kind"] == "pass_end" for e in before)}
 
 
