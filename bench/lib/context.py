@@ -44,7 +44,12 @@ class Params:
     fio_jobs: tuple = ("qd1-randwrite-fsync", "qd32-randread", "qd8-randrw-70-30")
     fio_rounds: int = 5           # peers taking turns, the baseline first in each round
     fio_seconds: float = 15.0
-    fio_lead_s: float = 3.0       # fio runs this long before the delete storm
+    fio_lead_s: float = 3.0       # storm timeline: fio runs this long before the delete storm
+    fio_idle_window: str = "5s"   # trim timeline: trimd's idle window, so its pass starts soon
+    fio_idle_window_s: float = 5.0
+    # btrfs discard=async in the trim timeline, for these jobs: none by default, since it
+    # never discards this storm's 4-16 KiB extents (bench/README.md); each run waits 200 s
+    fio_async_jobs: tuple = ()
     fio_image: int = 2 * GiB
     fio_pairs: int = 10000        # small files deleted in the storm; as many kept
     fio_file_mib: int = 256
@@ -84,7 +89,7 @@ class Params:
                    w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB, "btrfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2, w1_async=False,
                    w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2, w2_repeats=2,
                    fio_fs=("btrfs",), fio_jobs=("qd1-randwrite-fsync",), fio_rounds=1,
-                   fio_seconds=2.0,
+                   fio_seconds=2.0, fio_idle_window="1s", fio_idle_window_s=1.0, fio_async_jobs=(),
                    fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,
                    w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds,
                    w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=150,
@@ -130,11 +135,13 @@ class Bench:
 
     def trimd_config(self, kind, small_chunks=False):
         """Policy files: "daemon" (due at once, trimd's idle window),
-        "once" (short idle window) or "idle" (nothing due for an hour);
+        "once" (short idle window), "fio" (FIO's idle window) or "idle"
+        (nothing due for an hour);
         `small_chunks`: with chunk_size = Params.small_chunk, the experiment."""
         key = (kind, small_chunks)
         if key not in self._configs:
-            window = self.p.once_idle_window if kind in ("once", "reaction") else self.p.idle_window
+            window = {"once": self.p.once_idle_window, "reaction": self.p.once_idle_window,
+                      "fio": self.p.fio_idle_window}.get(kind, self.p.idle_window)
             overrides = self.overrides + ([("trim.chunk_size", self.p.small_chunk)]
                                           if small_chunks else [])
             name = f"trimd-{kind}{'-small' if small_chunks else ''}.toml"

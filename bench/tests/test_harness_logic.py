@@ -99,18 +99,82 @@ class W2Rounds(unittest.TestCase):
 
 class FioTable(unittest.TestCase):
     @staticmethod
-    def run_(p99, iops, discards=0):
-        return {"fio": {"write": {"p50": 0.1, "p99": p99, "p99.9": p99 * 2, "iops": iops}},
-                "discards_during": discards, "alloc_end": 2**20}
+    def run_(p99, iops, discards=0, round_=None):
+        r = {"fio": {"write": {"p50": 0.1, "p99": p99, "p99.9": p99 * 2, "iops": iops}},
+             "discards_during": discards, "alloc_end": 2**20, "fio_start_s": -3.0}
+        if round_ is not None:
+            r["round"] = round_
+        return r
+
+    @staticmethod
+    def row_of(table, peer):
+        return next(line for line in table.splitlines() if line.startswith(f"| {peer} |"))
 
     def test_a_peer_is_compared_with_the_no_trim_run_of_its_own_round(self):
         runs = {"notrim": [self.run_(1.0, 100), self.run_(4.0, 100)],
                 "discard": [self.run_(2.0, 50, 300), self.run_(8.0, 50, 310)]}
-        table = report_fio.job_table("qd1", runs, "notrim")
-        discard_row = next(line for line in table.splitlines() if line.startswith("| discard"))
+        table = report_fio.job_table("qd1", runs, {"discard": "notrim"})
+        discard_row = self.row_of(table, "discard")
         self.assertIn("2.00× [2.00–2.00]", discard_row)  # p99 doubled in both rounds
         self.assertIn("0.50×", discard_row)               # IOPS halved
         self.assertIn("| 305 |", discard_row)             # median discards during the job
+        self.assertIn("**missed**", discard_row)          # 2× > 1.25×
+        self.assertIn("| baseline |", self.row_of(table, "notrim"))
+
+    def test_pairs_by_the_round_each_run_records(self):
+        base = [self.run_(1.0, 100, round_=0), self.run_(4.0, 100, round_=1)]
+        mine = [self.run_(4.4, 100, round_=1), self.run_(1.1, 100, round_=0)]
+        pairs = report_fio.paired_ratios(mine, base, "write", "p99")
+        self.assertEqual([round(p, 2) for p in pairs], [1.1, 1.1])
+
+    def test_each_peer_is_paired_with_the_baseline_of_its_timeline(self):
+        from workloads import fio_foregrounds as fio
+        self.assertEqual(fio.baseline_for("discard"), "notrim")
+        self.assertEqual(fio.baseline_for("fstrim"), "notrim")
+        self.assertEqual(fio.baseline_for("trimd"), "notrim-after")
+        self.assertEqual(fio.baseline_for("async"), "notrim-after")
+        self.assertEqual(fio.baseline_for("notrim-after"), "notrim-after")
+        runs = {"notrim": [self.run_(9.0, 100)], "notrim-after": [self.run_(1.0, 100)],
+                "trimd": [self.run_(1.1, 100)]}
+        baselines = {p: fio.baseline_for(p) for p in runs}
+        trimd_row = self.row_of(report_fio.job_table("qd1", runs, baselines), "trimd")
+        self.assertIn("| notrim-after | 1.10× | **met** |", trimd_row)
+
+    def test_async_runs_on_btrfs_for_the_chosen_jobs_only(self):
+        from workloads import fio_foregrounds as fio
+        jobs = ("qd1-randwrite-fsync",)
+        self.assertEqual(fio.peers_for("btrfs", "qd1-randwrite-fsync", jobs),
+                         ["notrim", "discard", "fstrim", "notrim-after", "trimd", "async"])
+        self.assertNotIn("async", fio.peers_for("btrfs", "qd32-randread", jobs))
+        self.assertNotIn("async", fio.peers_for("ext4", "qd1-randwrite-fsync", jobs))
+        self.assertNotIn("async-tuned", fio.peers_for("btrfs", "qd1-randwrite-fsync", jobs))
+
+    def test_the_p99_verdict_is_met_missed_or_noise_by_the_interval(self):
+        self.assertIs(report_fio.p99_verdict([1.0, 1.1, 1.05]), True)
+        self.assertIs(report_fio.p99_verdict([2.0, 1.9, 2.1]), False)
+        self.assertEqual(report_fio.p99_verdict([0.9, 1.6, 1.0, 1.5, 1.2]), "noise")
+        self.assertIsNone(report_fio.p99_verdict([]))
+
+    def test_a_peer_that_never_discarded_before_fio_gets_no_verdict_but_void(self):
+        runs = {"notrim-after": [self.run_(1.0, 100)],
+                "async": [dict(self.run_(1.0, 100), discarding_at_start=False)]}
+        row = self.row_of(report_fio.job_table("qd1", runs, {"async": "notrim-after"}), "async")
+        self.assertIn("void: never discarding", row)
+        self.assertNotIn("**met**", row)
+
+    def test_reads_what_trimd_was_doing_when_fio_started(self):
+        from workloads import fio_foregrounds as fio
+        events = [{"t": 1.0, "kind": "pass_start"}, {"t": 2.0, "kind": "chunk"},
+                  {"t": 5.1, "kind": "runner_killed"}, {"t": 5.2, "kind": "pause"}]
+        got = fio.trimd_at_fio(events, 5.0)
+        self.assertEqual(got["chunks_before_fio"], 1)
+        self.assertTrue(got["in_flight_at_fio"])
+        self.assertEqual(got["preempted"], 1)
+        self.assertAlmostEqual(got["killed_after_fio_s"], 0.1)
+        self.assertFalse(got["pass_ended_before_fio"])
+        over = fio.trimd_at_fio(events[:2] + [{"t": 3.0, "kind": "pass_end"}], 5.0)
+        self.assertFalse(over["in_flight_at_fio"])
+        self.assertTrue(over["pass_ended_before_fio"])
 
     def test_fio_json_reads_as_milliseconds_and_iops(self):
         from workloads import fio_foregrounds as fio

@@ -1,19 +1,34 @@
-"""FIO, real foregrounds: fio jobs (Debian's fio, its JSON output) while a
-delete storm frees space on the slow-TRIM device, for each peer that could
-be trimming then.
+"""FIO, real foregrounds: fio jobs (Debian's fio, its JSON output) beside a
+delete storm on the slow-TRIM device, for each peer that could be
+discarding then.
 
 Foregrounds (4 KiB, direct I/O on a file preallocated before the storm):
 QD1 random writes each followed by fsync (a journal, a small database's
 commit), QD32 random reads (seed 002's deep queue) and 70/30 random
-read/write at QD8 (a database). Peers, each on a fresh twin: no trim (the
-baseline), fstrim right after the storm, `-o discard`, trimd as a daemon,
-and on btrfs `discard=async`, the kernel's own background discarder (with
-its default limits and with a tuned iops_limit).
+read/write at QD8 (a database).
 
-Each job runs `Params.fio_rounds` times per peer, the peers taking turns
-(baseline first in each round), so that every peer's run has a baseline
-run beside it; the report gives the median of those paired ratios with a
-bootstrap interval (lib/ratios.py).
+Two timelines, each with its own baseline, because the peers discard at
+different times and a peer measured while it is not discarding equals its
+baseline by construction:
+
+- "storm": fio starts, the storm (rm -r of one set + sync) comes
+  Params.fio_lead_s later. Peers: no trim (the baseline), `-o discard`
+  (pays at rm time) and fstrim (started right after the storm's sync).
+- "trim": the storm first, then fio once the peer is discarding (the
+  loop device's discard counter rose). Peers: no trim after the storm (the
+  baseline: fio right after the sync), trimd (a daemon started after the
+  sync with a short idle window, Params.fio_idle_window, so its pass starts
+  soon; fio's first I/O then preempts the chunk in flight: fio arriving
+  mid-pass) and on btrfs `discard=async` at the kernel's default limits
+  (only for the jobs in Params.fio_async_jobs, none by default: it waits
+  120 s after a block group's last change, and then never discards free
+  extents under 32 KiB in a block group still in use, which is all this
+  storm frees; the harness gives up waiting after ASYNC_WAIT_S).
+
+Each job runs Params.fio_rounds times per peer, the peers taking turns
+(each timeline's baseline first in each round), so that every run has its
+baseline's run of the same round beside it; the report gives the median of
+those paired ratios with a bootstrap interval (lib/ratios.py).
 """
 import contextlib
 import json
@@ -23,6 +38,7 @@ import time
 from lib import disks, guard, populate, trimd
 from lib.context import drop_template
 from lib.guard import HarnessError, say
+from workloads.w1_delete_storm import ASYNC_DELAY_S, ASYNC_FS
 
 NAME = "FIO"
 TITLE = "fio foregrounds"
@@ -34,31 +50,47 @@ JOBS = {
     "qd8-randrw-70-30": ["--rw=randrw", "--rwmixread=70", "--iodepth=8", "--ioengine=libaio"],
 }
 PERCENTILES = ("50.000000", "99.000000", "99.900000")
-BASELINE = "notrim"
-# btrfs's discard=async, tuned: its default kbps/iops limits pace discards
-# by the queue's own delay; 1000 iops lets it catch up faster.
-ASYNC_TUNED_IOPS = 1000
+BASELINE = "notrim"              # the storm timeline's baseline
+AFTER_BASELINE = "notrim-after"  # the trim timeline's
+STORM_PEERS = (BASELINE, "discard", "fstrim")
+TRIM_PEERS = (AFTER_BASELINE, "trimd", "async")
+# How long a trim-timeline peer may take to send its first discard after
+# the storm: trimd its idle window and a sample or two; async its delay.
+TRIMD_WAIT_SLACK_S = 30.0
+ASYNC_WAIT_S = ASYNC_DELAY_S + 80.0
 
 
-def peers_for(fs_type):
-    peers = [BASELINE, "fstrim", "discard", "trimd"]
-    if fs_type == "btrfs":
-        peers += ["async", "async-tuned"]
+def peers_for(fs_type, job, async_jobs):
+    """Each round's order: every timeline's baseline before its peers."""
+    peers = list(STORM_PEERS) + [AFTER_BASELINE, "trimd"]
+    if fs_type in ASYNC_FS and job in async_jobs:
+        peers.append("async")
     return peers
+
+
+def baseline_for(peer):
+    """The run a peer's ratios are against: the same timeline without trim."""
+    return AFTER_BASELINE if peer in TRIM_PEERS else BASELINE
+
+
+def timeline(peer):
+    return "trim" if peer in TRIM_PEERS else "storm"
 
 
 def mount_options(peer, fs_type):
     if peer == "discard":
         return "discard=sync" if fs_type == "btrfs" else "discard"
-    if peer.startswith("async"):
+    if peer == "async":
         return "discard=async"
     return "nodiscard"
 
 
 def run(bench):
-    out = {"fs": {}}
+    out = {"fs": {}, "baselines": {}, "trimd_idle_window": bench.p.fio_idle_window}
     for fs_type in bench.p.fio_fs:
         out["fs"][fs_type] = run_fs(bench, fs_type)
+        for runs in out["fs"][fs_type]["jobs"].values():
+            out["baselines"].update({peer: baseline_for(peer) for peer in runs})
     return out
 
 
@@ -85,7 +117,7 @@ def run_fs(bench, fs_type):
     out = {"jobs": {}}
     try:
         for job in bench.p.fio_jobs:
-            runs = {peer: [] for peer in peers_for(fs_type)}
+            runs = {peer: [] for peer in peers_for(fs_type, job, bench.p.fio_async_jobs)}
             for i in range(bench.p.fio_rounds):
                 for peer in runs:
                     say(f"FIO {fs_type} {job}: {peer}, round {i + 1} of {bench.p.fio_rounds}")
@@ -103,58 +135,123 @@ def run_one(bench, fs_type, template, job, peer, round_index):
     raw = bench.raw("FIO", tag)
     disk = bench.slow_disk(twin, tag)
     mnt = bench.mnt("fio")
-    res = {}
+    res = {"round": round_index, "timeline": timeline(peer)}
     try:
         with disk.attached() as dev:
             with disks.mounted(dev, mnt, mount_options(peer, fs_type)):
-                if peer == "async-tuned":
-                    tune_async(dev, ASYNC_TUNED_IOPS)
                 stats0 = disk.stats()
-                res["fio"] = foreground_with_storm(bench, job, peer, mnt, raw)
+                measure = fio_after_storm if peer in TRIM_PEERS else fio_through_storm
+                res.update(measure(bench, job, peer, dev, mnt, raw))
                 stats1 = disk.stats()
             res["slowtrim"] = bench.check_counters("FIO", tag, disk.stats(), stats0)
-            res["discards_during"] = stats1.get("discards", 0) - stats0.get("discards", 0)
+            res["discards_run"] = stats1.get("discards", 0) - stats0.get("discards", 0)
         res["alloc_end"] = disks.allocated(twin)
     finally:
         os.unlink(twin)
     return res
 
 
-def tune_async(dev, iops):
-    """discard=async's pacing lives in sysfs under the filesystem's fsid."""
-    out = guard.run(["btrfs", "filesystem", "show", dev], capture=True)
-    fsid = next(w for line in out.splitlines() for w in line.split() if w.count("-") == 4)
-    path = f"/sys/fs/btrfs/{fsid}/discard/iops_limit"
-    with open(path, "w") as f:
-        f.write(str(iops))
+def storm(mnt):
+    """The delete storm; returns when it started (monotonic) and how long
+    rm + sync took."""
+    start = time.monotonic()
+    guard.run(["rm", "-r", os.path.join(mnt, "del")])
+    guard.run(["sync"])
+    return start, time.monotonic() - start
 
 
-def foreground_with_storm(bench, job, peer, mnt, raw):
-    """fio for Params.fio_seconds; the storm (rm -r of one set + sync) after
-    Params.fio_lead_s, then the peer's trim: fstrim at once, trimd as the
-    daemon it is (started with the job: it waits for idle disks)."""
-    p = bench.p
-    out_path = os.path.join(raw, "fio.json")
+def fio_through_storm(bench, job, peer, dev, mnt, raw):
+    """The storm timeline: fio for Params.fio_seconds, the storm after
+    Params.fio_lead_s, fstrim (that peer) right after the storm's sync."""
     with contextlib.ExitStack() as stack:
-        if peer == "trimd":
-            stack.enter_context(trimd.daemon(bench.trimd, bench.trimd_config("daemon"),
-                                             bench.state_dir("fio"),
-                                             os.path.join(raw, "trimd.log")))
-        fio = guard.spawn(fio_command(job, mnt, p.fio_seconds, out_path),
-                          log_path=os.path.join(raw, "fio.log"))
-        stack.callback(guard.stop, fio, grace=5.0)
-        time.sleep(p.fio_lead_s)
-        guard.run(["rm", "-r", os.path.join(mnt, "del")])
-        guard.run(["sync"])
+        fio = Fio(stack, bench, job, dev, mnt, raw)
+        time.sleep(bench.p.fio_lead_s)
+        storm_at, storm_s = storm(mnt)
         if peer == "fstrim":
             fstrim = guard.spawn(["fstrim", mnt], log_path=os.path.join(raw, "fstrim.log"))
             stack.callback(guard.stop, fstrim, grace=1.0, hard_grace=600.0)
-        guard.wait_until(lambda: fio.poll() is not None, p.fio_seconds + 120, interval=0.05,
+        res = fio.finish(bench.p.fio_seconds + 120)
+    res.update(storm_s=storm_s, fio_start_s=fio.started - storm_at)
+    return res
+
+
+def fio_after_storm(bench, job, peer, dev, mnt, raw):
+    """The trim timeline: the storm, then the peer (trimd started now), then
+    fio as soon as the device's discard counter rises: the peer is
+    discarding when fio's first I/O arrives. The baseline starts fio at once."""
+    p = bench.p
+    log_path = os.path.join(raw, "trimd.log")
+    with contextlib.ExitStack() as stack:
+        storm_at, storm_s = storm(mnt)
+        before = disks.read_diskstats(dev)["discards"]
+        if peer == "trimd":
+            stack.enter_context(trimd.daemon(bench.trimd, bench.trimd_config("fio"),
+                                             bench.state_dir("fio"), log_path))
+        discarding = None
+        if peer != AFTER_BASELINE:
+            timeout = ASYNC_WAIT_S if peer == "async" else p.fio_idle_window_s + TRIMD_WAIT_SLACK_S
+            discarding = wait_discarding(dev, before, timeout)
+            if not discarding:
+                say(f"FIO: {peer} sent no discard within {timeout:.0f} s of the storm; "
+                    "fio starts anyway")
+        wall = time.time()
+        fio = Fio(stack, bench, job, dev, mnt, raw)
+        res = fio.finish(p.fio_seconds + 120)
+    res.update(storm_s=storm_s, fio_start_s=fio.started - storm_at,
+               discarding_at_start=discarding)
+    if peer == "trimd":
+        res["trimd"] = trimd_at_fio(trimd.parse_log(log_path), wall)
+    return res
+
+
+def wait_discarding(dev, before, timeout):
+    """True once `dev` has completed a discard more than `before`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if disks.read_diskstats(dev)["discards"] > before:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def trimd_at_fio(events, fio_wall):
+    """What trimd was doing when fio started (wall time `fio_wall`): chunks
+    begun before, whether one was in flight (begun, not yet ended, killed or
+    paused), and the chunks it killed for foreground I/O after."""
+    before = [e for e in events if e["t"] < fio_wall]
+    chunks = [e for e in before if e["kind"] == "chunk"]
+    ends = ("pass_end", "pause", "runner_killed")
+    in_flight = bool(chunks) and not any(e["kind"] in ends and e["t"] >= chunks[-1]["t"]
+                                         for e in before)
+    killed = [e for e in events if e["kind"] == "runner_killed" and e["t"] >= fio_wall]
+    return {"chunks_before_fio": len(chunks), "in_flight_at_fio": in_flight,
+            "preempted": len(killed),
+            "killed_after_fio_s": killed[0]["t"] - fio_wall if killed else None,
+            "pass_ended_before_fio": any(e["kind"] == "pass_end" for e in before)}
+
+
+class Fio:
+    """One fio job running on `mnt`, with the device's discards over it."""
+
+    def __init__(self, stack, bench, job, dev, mnt, raw):
+        self.dev, self.raw = dev, raw
+        self.out_path = os.path.join(raw, "fio.json")
+        self.ds0 = disks.read_diskstats(dev)
+        self.started = time.monotonic()
+        self.proc = guard.spawn(fio_command(job, mnt, bench.p.fio_seconds, self.out_path),
+                                log_path=os.path.join(raw, "fio.log"))
+        stack.callback(guard.stop, self.proc, grace=5.0)
+
+    def finish(self, timeout):
+        guard.wait_until(lambda: self.proc.poll() is not None, timeout, interval=0.05,
                          what="fio")
-        if fio.returncode != 0:
-            raise HarnessError(f"fio exited {fio.returncode}; see {raw}/fio.log")
-    with open(out_path) as f:
-        return summary(json.load(f))
+        ds1 = disks.read_diskstats(self.dev)
+        if self.proc.returncode != 0:
+            raise HarnessError(f"fio exited {self.proc.returncode}; see {self.raw}/fio.log")
+        with open(self.out_path) as f:
+            summary_ = summary(json.load(f))
+        return {"fio": summary_,
+                "discards_during": disks.discards_between(self.ds0, ds1)["discards"]}
 
 
 def fio_command(job, mnt, seconds, out_path):
