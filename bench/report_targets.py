@@ -73,7 +73,8 @@ def w1_async_target(fs, tr, peer):
     value = (f"trimd {'—' if t is None else f'{t:.0f} s'} vs async "
              f"{'not within the run' if a is None else f'{a:.0f} s'}")
     why = (f"probe write p99 async {p99[0]:.2f} vs trimd {p99[1]:.2f} ms; discards "
-           f"{sent[0]} vs {sent[1]}; async waits 120 s after a block group's last change")
+           f"{sent[0]} vs {sent[1]}; async waits 120 s after a block group's last change, "
+           "and skips free extents under 32 KiB in a group in use")
     met = None if t is None else (a is None or t <= a)
     return target("W1", f"{fs}: freed space back in the device, trimd vs `discard=async`",
                   value, "trimd no later", met, why)

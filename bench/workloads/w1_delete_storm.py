@@ -30,7 +30,9 @@ TAKEOVER = "takeover"
 TAKEOVER_FS = ("ext4", "btrfs")  # xfs keeps discard across a remount: not taken over
 # btrfs's own background discarder, the one peer that also trims later:
 # default limits (kernel 6.18: iops_limit 1000, a block group waits 120 s
-# after its last change before it is discarded).
+# after its last change before it is discarded). In a block group still in
+# use it discards only free extents of 32 KiB and more (discard_minlen in
+# fs/btrfs/discard.c): the storm's 4-16 KiB holes may never come back.
 ASYNC = "async"
 ASYNC_FS = ("btrfs",)
 ASYNC_DELAY_S = 120.0
@@ -133,8 +135,8 @@ def reclaim_deadline(bench, name, reference):
     one_pass = discards * (bench.p.latency_ms + 1.0) / 1e3
     if name == "discard":
         return max(30.0, 2 * one_pass)
-    if name == ASYNC:  # its wait, then at least 1 ms between discards
-        return ASYNC_DELAY_S + 2 * discards * (bench.p.latency_ms + 2.0) / 1e3 + 30.0
+    if name == ASYNC:  # its probe covered its wait: two more minutes to show it started
+        return 120.0
     if name == TAKEOVER:  # its first pass comes a minute after the takeover at the latest
         return bench.p.idle_window_s + 3 * one_pass + 90.0
     return bench.p.idle_window_s + 3 * one_pass + 30.0
