@@ -10,6 +10,12 @@ baseline), fstrim right after the storm, `-o discard`, trimd as a daemon,
 and on btrfs `discard=async`, the kernel's own background discarder (with
 its default limits and with a tuned iops_limit).
 
+With `--param fio_split_cgroups=True`, fio runs in one blkio cgroup and
+fstrim or trimd (its runners too) in another, so that the loop driver
+gives them separate workers and the `queued` model shows (lib/blkio.py).
+`-o discard` and btrfs's async discards are issued by the filesystem, not
+by a process of the peer's, and stay where they are.
+
 Each job runs `Params.fio_rounds` times per peer, the peers taking turns
 (baseline first in each round), so that every peer's run has a baseline
 run beside it; the report gives the median of those paired ratios with a
@@ -20,7 +26,7 @@ import json
 import os
 import time
 
-from lib import disks, guard, populate, trimd
+from lib import blkio, disks, guard, populate, trimd
 from lib.context import drop_template
 from lib.guard import HarnessError, say
 
@@ -57,9 +63,18 @@ def mount_options(peer, fs_type):
 
 def run(bench):
     out = {"fs": {}}
-    for fs_type in bench.p.fio_fs:
-        out["fs"][fs_type] = run_fs(bench, fs_type)
+    with blkio.groups() if bench.p.fio_split_cgroups else contextlib.nullcontext():
+        for fs_type in bench.p.fio_fs:
+            out["fs"][fs_type] = run_fs(bench, fs_type)
     return out
+
+
+def cgroups(bench):
+    """The foreground's and the trimmer's blkio cgroups; None: where the
+    harness runs."""
+    if bench.p.fio_split_cgroups:
+        return blkio.FOREGROUND, blkio.TRIMMER
+    return None, None
 
 
 def make_template(bench, fs_type):
@@ -135,19 +150,21 @@ def foreground_with_storm(bench, job, peer, mnt, raw):
     daemon it is (started with the job: it waits for idle disks)."""
     p = bench.p
     out_path = os.path.join(raw, "fio.json")
+    fg_group, trim_group = cgroups(bench)
     with contextlib.ExitStack() as stack:
         if peer == "trimd":
             stack.enter_context(trimd.daemon(bench.trimd, bench.trimd_config("daemon"),
                                              bench.state_dir("fio"),
-                                             os.path.join(raw, "trimd.log")))
-        fio = guard.spawn(fio_command(job, mnt, p.fio_seconds, out_path),
+                                             os.path.join(raw, "trimd.log"), trim_group))
+        fio = guard.spawn(blkio.inside(fg_group, fio_command(job, mnt, p.fio_seconds, out_path)),
                           log_path=os.path.join(raw, "fio.log"))
         stack.callback(guard.stop, fio, grace=5.0)
         time.sleep(p.fio_lead_s)
         guard.run(["rm", "-r", os.path.join(mnt, "del")])
         guard.run(["sync"])
         if peer == "fstrim":
-            fstrim = guard.spawn(["fstrim", mnt], log_path=os.path.join(raw, "fstrim.log"))
+            fstrim = guard.spawn(blkio.inside(trim_group, ["fstrim", mnt]),
+                                 log_path=os.path.join(raw, "fstrim.log"))
             stack.callback(guard.stop, fstrim, grace=1.0, hard_grace=600.0)
         guard.wait_until(lambda: fio.poll() is not None, p.fio_seconds + 120, interval=0.05,
                          what="fio")
