@@ -53,6 +53,7 @@ class Params:
     fio_image: int = 2 * GiB
     fio_pairs: int = 10000        # small files deleted in the storm; as many kept
     fio_file_mib: int = 256
+    fio_split_cgroups: bool = False  # fio and the trimmer in separate blkio cgroups (lib/blkio.py)
     w4_count: int = 32
     w4_image: int = 64 * MiB
     w4_freed: int = 8 * MiB       # deleted on each before the pass

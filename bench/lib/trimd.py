@@ -6,6 +6,7 @@ import json
 import os
 import re
 
+from . import blkio
 from .guard import TRIMD_NICE, HarnessError, run, run_measured, spawn, stop, wait_until
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -65,9 +66,10 @@ def check_config(binary, config):
 
 
 @contextlib.contextmanager
-def daemon(binary, config, state_dir, log_path):
-    """trimd as a daemon (no --once), stopped with SIGTERM on the way out."""
-    proc = spawn(base_args(binary, config, state_dir), log_path=log_path)
+def daemon(binary, config, state_dir, log_path, cgroup=None):
+    """trimd as a daemon (no --once), stopped with SIGTERM on the way out;
+    `cgroup`: in that blkio cgroup (lib/blkio.py), its runners with it."""
+    proc = spawn(blkio.inside(cgroup, base_args(binary, config, state_dir)), log_path=log_path)
     try:
         wait_until(lambda: started(log_path) or proc.poll() is not None, 20,
                    what="trimd to start")

@@ -2,7 +2,9 @@
 """Unit tests of the benchmark's judging logic: no root, no devices, no
 timing. Run: python3 bench/tests/test_harness_logic.py"""
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
@@ -13,7 +15,7 @@ import report_targets  # noqa: E402
 import report_w5  # noqa: E402
 from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
-from lib import backend_sampler, etcd, host_trims, shared_backend  # noqa: E402
+from lib import backend_sampler, blkio, etcd, host_trims, shared_backend  # noqa: E402
 from workloads import w1_delete_storm as w1  # noqa: E402
 
 LIMITS = (20, 1024 * 1024, 0.05)  # trimd's default idle limits
@@ -371,6 +373,25 @@ class TrimStorm(unittest.TestCase):
         self.assertTrue(verdicts["tenant p99, trimd max_concurrent 1, vs no trim"])
         self.assertTrue(verdicts["every host reclaimed, trimd max_concurrent 1, vs fstrim spread"])
         self.assertFalse(verdicts["hosts trimming at once, max_concurrent 1"])  # 2 calls at once
+
+
+class Blkio(unittest.TestCase):
+    def test_no_cgroup_leaves_the_command_alone(self):
+        self.assertEqual(blkio.inside(None, ["fio", "x"]), ["fio", "x"])
+
+    def test_the_member_is_the_command_itself(self):
+        # cgroup.procs as a plain file: what the shell writes there must be
+        # the pid of the command it then runs.
+        with tempfile.TemporaryDirectory() as root:
+            os.mkdir(os.path.join(root, "g"))
+            old, blkio.ROOT = blkio.ROOT, root
+            try:
+                out = subprocess.run(blkio.inside("g", ["sh", "-c", "echo $$"]),
+                                     capture_output=True, text=True, check=True).stdout
+            finally:
+                blkio.ROOT = old
+            with open(os.path.join(root, "g", "cgroup.procs")) as f:
+                self.assertEqual(f.read().strip(), out.strip())
 
 
 if __name__ == "__main__":

@@ -25,6 +25,12 @@ baseline by construction:
   extents under 32 KiB in a block group still in use, which is all this
   storm frees; the harness gives up waiting after ASYNC_WAIT_S).
 
+With `--param fio_split_cgroups=True`, fio runs in one blkio cgroup and
+fstrim or trimd (its runners too) in another, so that the loop driver
+gives them separate workers and the `queued` model shows for reads
+(lib/blkio.py). `-o discard` and btrfs's async discards are issued by the
+filesystem, not by a process of the peer's, and stay where they are.
+
 Each job runs Params.fio_rounds times per peer, the peers taking turns
 (each timeline's baseline first in each round), so that every run has its
 baseline's run of the same round beside it; the report gives the median of
@@ -35,7 +41,7 @@ import json
 import os
 import time
 
-from lib import disks, guard, populate, trimd
+from lib import blkio, disks, guard, populate, trimd
 from lib.context import drop_template
 from lib.guard import HarnessError, say
 from workloads.w1_delete_storm import ASYNC_DELAY_S, ASYNC_FS
@@ -86,12 +92,22 @@ def mount_options(peer, fs_type):
 
 
 def run(bench):
-    out = {"fs": {}, "baselines": {}, "trimd_idle_window": bench.p.fio_idle_window}
-    for fs_type in bench.p.fio_fs:
-        out["fs"][fs_type] = run_fs(bench, fs_type)
-        for runs in out["fs"][fs_type]["jobs"].values():
-            out["baselines"].update({peer: baseline_for(peer) for peer in runs})
+    out = {"fs": {}, "baselines": {}, "trimd_idle_window": bench.p.fio_idle_window,
+           "split_cgroups": bench.p.fio_split_cgroups}
+    with blkio.groups() if bench.p.fio_split_cgroups else contextlib.nullcontext():
+        for fs_type in bench.p.fio_fs:
+            out["fs"][fs_type] = run_fs(bench, fs_type)
+            for runs in out["fs"][fs_type]["jobs"].values():
+                out["baselines"].update({peer: baseline_for(peer) for peer in runs})
     return out
+
+
+def cgroups(bench):
+    """The foreground's and the trimmer's blkio cgroups; None: where the
+    harness runs."""
+    if bench.p.fio_split_cgroups:
+        return blkio.FOREGROUND, blkio.TRIMMER
+    return None, None
 
 
 def make_template(bench, fs_type):
@@ -168,7 +184,8 @@ def fio_through_storm(bench, job, peer, dev, mnt, raw):
         time.sleep(bench.p.fio_lead_s)
         storm_at, storm_s = storm(mnt)
         if peer == "fstrim":
-            fstrim = guard.spawn(["fstrim", mnt], log_path=os.path.join(raw, "fstrim.log"))
+            fstrim = guard.spawn(blkio.inside(cgroups(bench)[1], ["fstrim", mnt]),
+                                 log_path=os.path.join(raw, "fstrim.log"))
             stack.callback(guard.stop, fstrim, grace=1.0, hard_grace=600.0)
         res = fio.finish(bench.p.fio_seconds + 120)
     res.update(storm_s=storm_s, fio_start_s=fio.started - storm_at)
@@ -186,7 +203,8 @@ def fio_after_storm(bench, job, peer, dev, mnt, raw):
         before = disks.read_diskstats(dev)["discards"]
         if peer == "trimd":
             stack.enter_context(trimd.daemon(bench.trimd, bench.trimd_config("fio"),
-                                             bench.state_dir("fio"), log_path))
+                                             bench.state_dir("fio"), log_path,
+                                             cgroups(bench)[1]))
         discarding = None
         if peer != AFTER_BASELINE:
             timeout = ASYNC_WAIT_S if peer == "async" else p.fio_idle_window_s + TRIMD_WAIT_SLACK_S
@@ -238,7 +256,9 @@ class Fio:
         self.out_path = os.path.join(raw, "fio.json")
         self.ds0 = disks.read_diskstats(dev)
         self.started = time.monotonic()
-        self.proc = guard.spawn(fio_command(job, mnt, bench.p.fio_seconds, self.out_path),
+        self.proc = guard.spawn(blkio.inside(cgroups(bench)[0],
+                                             fio_command(job, mnt, bench.p.fio_seconds,
+                                                         self.out_path)),
                                 log_path=os.path.join(raw, "fio.log"))
         stack.callback(guard.stop, self.proc, grace=5.0)
 
