@@ -8,6 +8,7 @@
 #include <poll.h>
 
 #include "log_event.hpp"
+#include "units.hpp"
 
 namespace trimd {
 
@@ -64,7 +65,8 @@ void ChunkRunner::start(ChunkJob job) {
   chunk->started = std::chrono::steady_clock::now();
   chunk->deadline.emplace(chunk->started, job.time_limit, hold_);
   chunk->process = std::make_unique<RunnerProcess>(job.target, job.range);
-  chunk->watch.emplace(job.disks, sample, IoBytes{}, unattributed_read_allowance(job.fs_type));
+  chunk->watch.emplace(job.disks, sample, IoBytes{}, unattributed_read_allowance(job.fs_type),
+                       job.tolerated_latency);
   chunk->job = std::move(job);
   const std::uint64_t serial = chunk->job.serial;
   loop_.add(chunk->process->pidfd(), EPOLLIN, [this, serial](std::uint32_t) { on_exit(serial); });
@@ -194,12 +196,15 @@ void ChunkRunner::log_preemption(const Chunk& chunk, const ChunkReport& report,
                             {"REDONE_BYTES", std::to_string(redone)},
                             {"KILLED_AT_USEC", std::to_string(chunk.killed_at_usec)},
                             {"EXITED_AT_USEC", std::to_string(exited_at)}};
+  const auto waited = report.decision.mean_latency;
   log_event(EventId::RunnerKilled, spdlog::level::info, fields,
-            fmt::format("{}: {} on {}; the FITRIM runner was killed and gone {} us later, "
-                        "its chunk at offset {} will be redone ({} bytes already discarded)",
-                        job.target.mount_point, to_string(report.decision.reason),
-                        report.decision.disk, exited_at - chunk.killed_at_usec,
-                        job.range.start, redone));
+            fmt::format(
+                "{}: {} on {}{}; the FITRIM runner was killed and gone {} us later, "
+                "its chunk at offset {} will be redone ({} bytes already discarded)",
+                job.target.mount_point, to_string(report.decision.reason), report.decision.disk,
+                waited.count() > 0 ? fmt::format(" waiting {} on average", format_duration(waited))
+                                   : std::string{},
+                exited_at - chunk.killed_at_usec, job.range.start, redone));
 }
 
 void ChunkRunner::on_exit(std::uint64_t serial) {

@@ -22,13 +22,21 @@ class NeverRemount final : public Remounter {
   }
 };
 
+// How foreground I/O preempts a chunk there (docs/preemption.md, "Queued TRIM").
+std::string queueing_note(const BlockDisk& disk) {
+  if (!disk.supports_discard() || disk.discard_queueing == DiscardQueueing::Unknown) return "";
+  return disk.discard_queueing == DiscardQueueing::Queued ? ", discards queued"
+                                                          : ", discards not queued";
+}
+
 std::string describe_disk(const BlockDisk& disk) {
   return fmt::format("{} ({}, discard {}, {})", disk.name, format_size(disk.size_bytes),
                      disk.supports_discard()
                          ? "max " + format_size(disk.discard_max_bytes) + " granularity " +
                                format_size(disk.discard_granularity)
                          : std::string("unsupported"),
-                     disk.rotational ? "rotational" : "non-rotational");
+                     disk.rotational ? "rotational" : "non-rotational") +
+         queueing_note(disk);
 }
 
 std::string describe_when(const FsStatus& status, TimePoint now) {

@@ -10,6 +10,7 @@
 #include "chunk_sizing.hpp"
 #include "manager_tracked.hpp"
 #include "planner.hpp"
+#include "preemption.hpp"
 #include "schedule.hpp"
 
 namespace trimd {
@@ -25,6 +26,18 @@ OnForeground on_foreground(const Config& config, const Pass& pass) {
   if (config.preempt_interval.count() <= 0) return OnForeground::Ignore;
   if (pass.gentle || pass.ignore_idle) return OnForeground::HoldToLimit;
   return OnForeground::Preempt;
+}
+
+// [idle] preempt_latency for a chunk on `disks`; "auto" tolerates waits
+// only where every disk queues its discards (a chunk on an exclusive-TRIM
+// disk makes every foreground I/O wait).
+Duration tolerated_latency(const Config& config, const std::vector<BlockDisk>& disks) {
+  if (config.preempt_latency) return *config.preempt_latency;
+  const bool all_queued =
+      !disks.empty() && std::all_of(disks.begin(), disks.end(), [](const BlockDisk& disk) {
+        return disk.discard_queueing == DiscardQueueing::Queued;
+      });
+  return all_queued ? kQueuedPreemptLatency : Duration{0};
 }
 
 // A failed pass is retried sooner than a whole interval later.
@@ -291,6 +304,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
   job.disks = fs.fs.disk_names();
   for (const auto& device : fs.fs.topology.devices) job.devices.push_back(device.name);
   job.on_foreground = on_foreground(config_, *fs.pass);
+  job.tolerated_latency = tolerated_latency(config_, fs.fs.topology.disks);
   job.time_limit = chunk_time_limit(fs.policy, fs.pass->limit_doublings);
   for (const auto& disk : job.disks) busy_disks_.insert(disk);
   fs.in_flight = job.serial;

@@ -125,6 +125,9 @@ struct ChunkJob {
   // a detached copy of the mount, with no foreground I/O seen, is held to
   // kMaxChunkTimeLimit instead (chunk_deadline.hpp).
   Duration time_limit{0};
+  // Foreground I/O that waits less than this on average does not preempt
+  // (0: any does): [idle] preempt_latency, "auto" by the disks' queueing.
+  Duration tolerated_latency{0};
 };
 
 struct ChunkResult {

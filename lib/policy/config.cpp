@@ -42,6 +42,11 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
       config.sample_interval = r.duration(name, value, kSampleRange);
     } else if (key == "preempt_interval") {
       config.preempt_interval = r.duration(name, value, kPreemptRange);
+    } else if (key == "preempt_latency") {
+      const auto* text = value.as_string();
+      config.preempt_latency = text && text->get() == "auto"
+                                   ? std::nullopt
+                                   : std::optional{r.duration(name, value, kPreemptLatencyRange)};
     } else if (key == "window") {
       config.idle.idle_window = r.duration(name, value, kIdleWindowRange);
     } else if (key == "max_iops") {

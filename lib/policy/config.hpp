@@ -88,6 +88,11 @@ struct Config {
   // While a chunk is in the kernel, its disks are sampled this often and the
   // chunk is killed when foreground I/O arrives. 0 = never preempt.
   Duration preempt_interval = std::chrono::milliseconds{20};
+  // How much foreground I/O a chunk tolerates before it is killed: none
+  // (0), or I/O whose mean latency over a sample stays below this. Unset
+  // ("auto"): kQueuedPreemptLatency on disks that queue their discards,
+  // none elsewhere (docs/preemption.md, "Queued TRIM").
+  std::optional<Duration> preempt_latency;
   IdleThresholds idle;
   TrimPolicy trim;
   std::vector<PolicyOverride> overrides;

@@ -50,6 +50,8 @@ constexpr DurationRange kIntervalRange{1min, kMaxPolicyDuration, "1min", "10 yea
 constexpr DurationRange kSampleRange{100ms, 1h, "100ms", "1h"};
 constexpr DurationRange kIdleWindowRange{0s, 24h, "0", "1d"};
 constexpr DurationRange kPreemptRange{0s, 1s, "0", "1s"};
+// The foreground latency that preempts a chunk on a disk that queues discards.
+constexpr DurationRange kPreemptLatencyRange{0s, 1s, "0", "1s"};
 // Between and within chunks: a pass must not stall for days.
 constexpr DurationRange kChunkRange{0s, 1h, "0", "1h"};
 // Shorter than a day would forget a filesystem unmounted over a weekend.

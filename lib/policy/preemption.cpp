@@ -1,6 +1,7 @@
 #include "preemption.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "fs_kind.hpp"
 
@@ -62,14 +63,28 @@ std::uint64_t unattributed_read_allowance(const std::string& fs_type) {
 
 PreemptionWatch::PreemptionWatch(const std::vector<std::string>& disks,
                                  const std::vector<DiskStat>& sample, IoBytes runner,
-                                 std::uint64_t read_allowance)
-    : runner_start_(runner), read_allowance_(read_allowance) {
+                                 std::uint64_t read_allowance, Duration tolerated_latency)
+    : runner_start_(runner), read_allowance_(read_allowance),
+      tolerated_latency_(tolerated_latency) {
   for (const std::string& disk : disks)
-    if (const DiskCounters* c = find_disk(sample, disk)) start_[disk] = *c;
+    if (const DiskCounters* c = find_disk(sample, disk)) start_[disk] = last_[disk] = *c;
 }
 
-PreemptDecision PreemptionWatch::observe(const std::vector<DiskStat>& sample,
-                                         IoBytes runner) const {
+std::optional<Duration> PreemptionWatch::waited_too_long(const std::string& disk,
+                                                         const DiskCounters& now) {
+  const DiskCounters before = std::exchange(last_[disk], now);
+  const std::uint64_t ops = minus(now.reads_completed, before.reads_completed) +
+                            minus(now.writes_completed, before.writes_completed);
+  const std::uint64_t waited_ms =
+      minus(now.ms_reading, before.ms_reading) + minus(now.ms_writing, before.ms_writing);
+  if (ops == 0) return std::nullopt;
+  const Duration mean =
+      Duration{std::chrono::milliseconds{waited_ms}} / static_cast<std::int64_t>(ops);
+  if (mean < tolerated_latency_) return std::nullopt;
+  return mean;
+}
+
+PreemptDecision PreemptionWatch::observe(const std::vector<DiskStat>& sample, IoBytes runner) {
   // The runner's bytes are not split by disk: each disk's growth absorbs
   // what is left of them in turn, so none is counted twice.
   IoBytes own = io_delta(runner_start_, runner);
@@ -83,7 +98,11 @@ PreemptDecision PreemptionWatch::observe(const std::vector<DiskStat>& sample,
     const std::uint64_t written =
         minus(now->sectors_written, start.sectors_written) * kDiskstatsSectorBytes;
     own = IoBytes{minus(own.read, read), minus(own.write, written)};
+    std::optional<Duration> waited;
+    if (tolerated_latency_.count() > 0) waited = waited_too_long(disk, *now);
     if (!io.any()) continue;
+    if (tolerated_latency_.count() > 0 && !waited) continue;  // it did not wait for the chunk
+    decision.mean_latency = waited.value_or(Duration{0});
     decision.reason =
         io.write_bytes > 0 ? PreemptReason::ForegroundWrite : PreemptReason::ForegroundRead;
     decision.disk = disk;

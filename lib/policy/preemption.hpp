@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "diskstats.hpp"
+#include "time.hpp"
 
 namespace trimd {
 
@@ -55,6 +56,9 @@ struct PreemptDecision {
   PreemptReason reason = PreemptReason::None;
   std::string disk;                 // where the foreground I/O was seen
   std::uint64_t foreground_bytes = 0;
+  // With a tolerated latency: the mean wait of the disk's reads and writes
+  // over the last sample, which went past it.
+  Duration mean_latency{0};
   bool preempt() const { return reason != PreemptReason::None; }
 };
 
@@ -67,21 +71,38 @@ struct PreemptDecision {
 // below this are taken for those; foreground writes always count.
 std::uint64_t unattributed_read_allowance(const std::string& fs_type);
 
+// How long foreground I/O may wait on average, over one sample, on a disk
+// that queues its discards before a chunk gives way there ([idle]
+// preempt_latency = "auto"). Queued discards take queue slots, not the
+// disk: on the queued model reads kept their no-trim latency under a chunk
+// (p99 1.0-1.5 ms vs 1.4-3.3 ms, QD32 at 1000 IOPS), and killing every
+// chunk only stalled the pass; on the exclusive model the same reads waited
+// 1.3-2.1 ms at the median, 46-55 ms at p99 (docs/preemption.md).
+constexpr Duration kQueuedPreemptLatency = std::chrono::milliseconds{4};
+
 // One chunk's watch: the counters when it started, then a decision per
 // sample. Deltas are taken from the start, not sample to sample: the runner's
 // read_bytes grow when a read is submitted and diskstats when it completes,
 // so per-interval differences would see its reads in flight as foreground.
+// With a `tolerated_latency`, foreground I/O preempts only in a sample where
+// the disk's completed reads and writes waited longer than that on average.
 class PreemptionWatch {
  public:
   PreemptionWatch(const std::vector<std::string>& disks, const std::vector<DiskStat>& sample,
-                  IoBytes runner, std::uint64_t read_allowance = 0);
+                  IoBytes runner, std::uint64_t read_allowance = 0,
+                  Duration tolerated_latency = Duration{0});
   // The decision for a sample taken later; `runner` is the runner's total.
-  PreemptDecision observe(const std::vector<DiskStat>& sample, IoBytes runner) const;
+  PreemptDecision observe(const std::vector<DiskStat>& sample, IoBytes runner);
 
  private:
+  // The mean wait since the last sample, when it was over the tolerance.
+  std::optional<Duration> waited_too_long(const std::string& disk, const DiskCounters& now);
+
   std::map<std::string, DiskCounters> start_;
+  std::map<std::string, DiskCounters> last_;
   IoBytes runner_start_;
   std::uint64_t read_allowance_;
+  Duration tolerated_latency_;
 };
 
 }  // namespace trimd

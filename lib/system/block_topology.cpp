@@ -19,6 +19,15 @@
 
 namespace trimd {
 
+const char* to_string(DiscardQueueing queueing) {
+  switch (queueing) {
+    case DiscardQueueing::Exclusive: return "exclusive";
+    case DiscardQueueing::Queued: return "queued";
+    case DiscardQueueing::Unknown: break;
+  }
+  return "unknown";
+}
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -72,6 +81,49 @@ fs::path resolve(const fs::path& link) {
   return error ? fs::path{} : real;
 }
 
+std::vector<fs::path> sorted_entries(const fs::path& dir) {
+  std::vector<fs::path> entries;
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
+    entries.push_back(it->path());
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+// libata's own word for how it sends TRIM to the drive on ATA port `port_dir`
+// (.../ata3): its ata_device's "trim" (Linux 4.2 and later).
+DiscardQueueing ata_trim_queueing(const fs::path& port_dir) {
+  for (const auto& link : sorted_entries(port_dir)) {
+    if (link.filename().string().rfind("link", 0) != 0) continue;
+    for (const auto& dev : sorted_entries(link)) {
+      const auto trim = read_first_line(dev / "ata_device" / dev.filename() / "trim");
+      if (!trim) continue;
+      if (*trim == "queued") return DiscardQueueing::Queued;
+      if (*trim == "unqueued" || *trim == "forced_unqueued") return DiscardQueueing::Exclusive;
+      return DiscardQueueing::Unknown;
+    }
+  }
+  return DiscardQueueing::Unknown;
+}
+
+// NVMe's Deallocate is an ordinary queued command; a SATA drive's TRIM is
+// queued only when libata says so. Anything else (SCSI UNMAP, virtio, loop,
+// USB bridges) is not known here.
+DiscardQueueing discard_queueing_of(const fs::path& disk_dir) {
+  if (disk_dir.filename().string().rfind("nvme", 0) == 0) return DiscardQueueing::Queued;
+  const fs::path real = resolve(disk_dir);
+  fs::path port;
+  for (fs::path at = real; !at.empty() && at != at.root_path(); at = at.parent_path()) {
+    const std::string name = at.filename().string();
+    if (name.size() > 3 && name.rfind("ata", 0) == 0 &&
+        name.find_first_not_of("0123456789", 3) == std::string::npos) {
+      port = at;
+      break;
+    }
+  }
+  return port.empty() ? DiscardQueueing::Unknown : ata_trim_queueing(port);
+}
+
 BlockDisk describe_dir(const fs::path& device_dir) {
   BlockDisk disk;
   if (!read_device_number(device_dir, disk.major, disk.minor)) return disk;
@@ -81,16 +133,8 @@ BlockDisk describe_dir(const fs::path& device_dir) {
   disk.discard_granularity = read_number(queue / "discard_granularity");
   disk.discard_max_bytes = read_number(queue / "discard_max_bytes");
   disk.rotational = read_number(queue / "rotational") != 0;
+  disk.discard_queueing = discard_queueing_of(whole_disk_dir(device_dir));
   return disk;
-}
-
-std::vector<fs::path> sorted_entries(const fs::path& dir) {
-  std::vector<fs::path> entries;
-  std::error_code error;
-  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
-    entries.push_back(it->path());
-  std::sort(entries.begin(), entries.end());
-  return entries;
 }
 
 void add_unique(std::vector<BlockDisk>& disks, BlockDisk disk) {

@@ -10,6 +10,13 @@
 
 namespace trimd {
 
+// Whether the disk queues a discard beside reads and writes (NVMe's
+// Deallocate, SATA's queued TRIM) or drains its queue for it (SATA's
+// non-queued TRIM: nothing else runs meanwhile). Unknown is treated as
+// exclusive, the case that hurts foreground I/O.
+enum class DiscardQueueing { Unknown, Exclusive, Queued };
+const char* to_string(DiscardQueueing queueing);  // "unknown", "exclusive", "queued"
+
 struct BlockDisk {
   std::string name;  // kernel name as in /proc/diskstats: sda, loop3, nvme0n1, dm-0
   unsigned major = 0;
@@ -18,6 +25,7 @@ struct BlockDisk {
   std::uint64_t discard_granularity = 0;  // queue/discard_granularity
   std::uint64_t discard_max_bytes = 0;    // queue/discard_max_bytes; 0 = no discard
   bool rotational = false;                // queue/rotational
+  DiscardQueueing discard_queueing = DiscardQueueing::Unknown;
 
   bool supports_discard() const { return discard_max_bytes > 0; }
 };

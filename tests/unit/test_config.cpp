@@ -205,6 +205,8 @@ TEST(ConfigFile, ShippedTrimdTomlParsesToExactlyTheCompiledInDefaults) {
   EXPECT_EQ(shipped.idle.max_bytes_per_sec, defaults.idle.max_bytes_per_sec);
   EXPECT_EQ(shipped.idle.max_busy_fraction, defaults.idle.max_busy_fraction);
   EXPECT_EQ(shipped.idle.idle_window, defaults.idle.idle_window);
+  EXPECT_EQ(shipped.preempt_interval, defaults.preempt_interval);
+  EXPECT_EQ(shipped.preempt_latency, defaults.preempt_latency);
   expect_same_policy(shipped.trim, defaults.trim);
   EXPECT_TRUE(shipped.overrides.empty());
   EXPECT_EQ(shipped.log_level, defaults.log_level);
@@ -254,6 +256,18 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   EXPECT_EQ(srv.inline_discard, trimd::InlineDiscardPolicy::Ignore);
   EXPECT_FALSE(c.overrides[1].mount_point_glob || c.overrides[1].uuid || c.overrides[1].enabled);
   EXPECT_EQ(c.overrides[1].chunk_bytes, 4 * GiB);
+}
+
+TEST(ConfigFile, PreemptLatencyIsAutoOrADurationUpToOneSecond) {
+  EXPECT_FALSE(trimd::parse_config("", "t.toml").preempt_latency) << "auto by default";
+  EXPECT_FALSE(
+      trimd::parse_config("[idle]\npreempt_latency = \"auto\"\n", "t.toml").preempt_latency);
+  EXPECT_EQ(trimd::parse_config("[idle]\npreempt_latency = \"2ms\"\n", "t.toml").preempt_latency,
+            Duration{2ms});
+  EXPECT_EQ(trimd::parse_config("[idle]\npreempt_latency = \"0\"\n", "t.toml").preempt_latency,
+            Duration{0});
+  expect_errors({{"[idle]\npreempt_latency = \"2s\"\n", 2, 19, "more than 1s"},
+                 {"[idle]\npreempt_latency = \"often\"\n", 2, 19, "idle.preempt_latency"}});
 }
 
 TEST(ConfigFile, EmptyTextYieldsTheDefaults) {

@@ -2,6 +2,7 @@
 // killed on request; and pacing on the monotonic clock.
 #include "chunk_sizing.hpp"
 #include "manager_fixture.hpp"
+#include "preemption.hpp"
 
 using namespace trimd;
 using namespace trimd::test;
@@ -104,6 +105,37 @@ TEST_F(ManagerPreemption, WithPreemptionOffForegroundIoDoesNotTouchAChunk) {
   m->update_filesystems({fs}, now);
   m->trim_now({fs.id}, true, now);
   EXPECT_EQ(first_job(*m).on_foreground, OnForeground::Ignore);
+}
+
+// docs/preemption.md, "Queued TRIM": a chunk on disks that queue their
+// discards tolerates foreground I/O that does not wait for it.
+TEST_F(ManagerPreemption, AChunkOnDisksThatQueueDiscardsToleratesForegroundThatDoesNotWait) {
+  DiscoveredFs queued = fs;
+  for (auto& disk : queued.topology.disks) disk.discard_queueing = DiscardQueueing::Queued;
+  auto m = make();
+  auto jobs = track_and_start(*m, queued);
+  EXPECT_EQ(jobs[0].tolerated_latency, kQueuedPreemptLatency);
+}
+
+TEST_F(ManagerPreemption, AChunkOnAnExclusiveOrUnknownDiskGivesWayToAnyForegroundIo) {
+  auto m = make();
+  EXPECT_EQ(track_and_start(*m, fs)[0].tolerated_latency, Duration{0}) << "unknown";
+  DiscoveredFs exclusive = fs;
+  for (auto& disk : exclusive.topology.disks) disk.discard_queueing = DiscardQueueing::Exclusive;
+  auto m2 = make();
+  EXPECT_EQ(track_and_start(*m2, exclusive)[0].tolerated_latency, Duration{0});
+}
+
+TEST_F(ManagerPreemption, PreemptLatencySetByTheAdminAppliesToEveryDisk) {
+  Config config = quick_config();
+  config.preempt_latency = std::chrono::milliseconds{10};
+  auto m = make(config);
+  EXPECT_EQ(track_and_start(*m, fs)[0].tolerated_latency, Duration{std::chrono::milliseconds{10}});
+  DiscoveredFs queued = fs;
+  for (auto& disk : queued.topology.disks) disk.discard_queueing = DiscardQueueing::Queued;
+  config.preempt_latency = Duration{0};
+  auto m2 = make(config);
+  EXPECT_EQ(track_and_start(*m2, queued)[0].tolerated_latency, Duration{0}) << "0: any I/O";
 }
 
 TEST_F(ManagerPreemption, PauseAsksForTheChunkInFlightToBeStopped) {

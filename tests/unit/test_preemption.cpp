@@ -30,8 +30,8 @@ class Preemption : public ::testing::Test {
   Disk disk;
   IoBytes runner;
   std::optional<PreemptionWatch> watch;
-  void start(std::uint64_t allowance = 0) {
-    watch.emplace(std::vector<std::string>{"loop0"}, disk.sample(), runner, allowance);
+  void start(std::uint64_t allowance = 0, Duration tolerated = Duration{0}) {
+    watch.emplace(std::vector<std::string>{"loop0"}, disk.sample(), runner, allowance, tolerated);
   }
   PreemptDecision decide() { return watch->observe(disk.sample(), runner); }
 };
@@ -101,6 +101,37 @@ TEST(ForegroundIo, CountersThatWentBackCountAsNothing) {
   before.sectors_read = 100;
   const ForegroundIo io = foreground_io(before, DiskCounters{}, IoBytes{});
   EXPECT_FALSE(io.any());
+}
+
+// A disk that queues its discards: reads and writes that do not wait for
+// the chunk leave it running; once they wait longer, it gives way.
+TEST_F(Preemption, OnAQueuedDiskForegroundThatDoesNotWaitLeavesTheChunkRunning) {
+  start(0, kQueuedPreemptLatency);
+  for (int i = 0; i < 20; ++i) {
+    disk.read(20, 80 * KiB);
+    disk.c.ms_reading += 2;  // 0.1 ms each
+    EXPECT_FALSE(decide().preempt()) << "sample " << i;
+  }
+}
+
+TEST_F(Preemption, OnAQueuedDiskForegroundThatWaitsPreemptsAndSaysHowLong) {
+  start(0, kQueuedPreemptLatency);
+  disk.read(20, 80 * KiB);
+  disk.c.ms_reading += 2;
+  EXPECT_FALSE(decide().preempt());
+  disk.write(4, 16 * KiB);
+  disk.c.ms_writing += 26;  // 6.5 ms each: the chunk's discards are in its way
+  const PreemptDecision d = decide();
+  ASSERT_TRUE(d.preempt());
+  EXPECT_EQ(d.mean_latency, std::chrono::microseconds{6500});
+}
+
+TEST_F(Preemption, ASampleWithNoCompletedIoNeitherPreemptsNorForgetsTheLastOne) {
+  start(0, kQueuedPreemptLatency);
+  EXPECT_FALSE(decide().preempt());
+  disk.read(2, 8 * KiB);
+  disk.c.ms_reading += 40;
+  EXPECT_TRUE(decide().preempt());
 }
 
 }  // namespace

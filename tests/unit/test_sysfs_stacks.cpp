@@ -135,5 +135,22 @@ TEST(SysfsStacks, NvmeMultipathHeadMountedWholeIsItsOwnDisk) {
   expect_limits(t.disks[0], kNvme);
 }
 
+// Whether a disk queues its discards decides how trimd preempts on it
+// (docs/preemption.md, "Queued TRIM"): NVMe always, SATA as libata says.
+TEST(SysfsStacks, ReadsHowEachDiskQueuesItsDiscards) {
+  const Topology raid0 = topology_in("md-raid0", mount_on(9, 0, "/dev/md0"));
+  ASSERT_THAT(names(raid0.disks), ElementsAre("sdb", "sdc"));
+  EXPECT_EQ(raid0.disks[0].discard_queueing, DiscardQueueing::Queued) << "libata: queued";
+  EXPECT_EQ(raid0.disks[1].discard_queueing, DiscardQueueing::Exclusive)
+      << "libata: forced_unqueued, a drive on the no-queued-TRIM list";
+  EXPECT_EQ(raid0.devices[0].discard_queueing, DiscardQueueing::Unknown) << "md0 itself";
+  const Topology raid1 = topology_in("md-raid1", mount_on(9, 1, "/dev/md1"));
+  for (const auto& disk : raid1.disks)
+    EXPECT_EQ(disk.discard_queueing, DiscardQueueing::Queued) << disk.name;
+  const Topology crypt = topology_in("dm-crypt", mount_on(254, 0, "/dev/mapper/root"));
+  ASSERT_THAT(names(crypt.disks), ElementsAre("sda"));
+  EXPECT_EQ(crypt.disks[0].discard_queueing, DiscardQueueing::Exclusive) << "libata: unqueued";
+}
+
 }  // namespace
 }  // namespace trimd

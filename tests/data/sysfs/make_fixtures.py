@@ -101,15 +101,21 @@ class Tree:
         return path
 
 
-def sata(tree, port, name, devno, sectors, queue=SSD):
+ATA_DEVICE = "devices/pci0000:00/0000:00:17.0/ata{port}/link{port}/dev{port}.0/ata_device/dev{port}.0"
+
+
+def sata(tree, port, name, devno, sectors, queue=SSD, trim="unqueued"):
+    # libata says how it sends TRIM: "unqueued", "queued", "forced_unqueued"
+    # (a drive on the kernel's no-queued-TRIM list) or "unsupported".
+    tree.write(f"{ATA_DEVICE.format(port=port)}/trim", trim)
     return tree.disk(SATA.format(port=port), name, devno, sectors, queue)
 
 
 def md_raid0():
     # md0: raid0 of two whole SATA SSDs, 512 KiB chunks.
     t = Tree("md-raid0")
-    sdb = sata(t, 1, "sdb", "8:16", 1000215216)
-    sdc = sata(t, 2, "sdc", "8:32", 1000215216)
+    sdb = sata(t, 1, "sdb", "8:16", 1000215216, trim="queued")
+    sdc = sata(t, 2, "sdc", "8:32", 1000215216, trim="forced_unqueued")
     t.md("md0", "9:0", 2000429056,
          {"discard_granularity": 524288, "discard_max_bytes": 2147450880, "rotational": 0},
          "raid0", [sdb, sdc])
