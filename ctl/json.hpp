@@ -7,11 +7,10 @@
 
 #include <string>
 
+#include "json_fwd.hpp"
 #include "options.hpp"
 
 namespace trimctl {
-
-using Json = nlohmann::ordered_json;
 
 // A double as trimctl has always written it: a whole number without ".0"
 // ("0", "1"), null when it is not finite.

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "format.hpp"
+#include "json.hpp"
 #include "units.hpp"
 
 namespace trimctl {

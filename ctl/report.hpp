@@ -6,7 +6,7 @@
 #include <string>
 
 #include "client.hpp"
-#include "json.hpp"
+#include "json_fwd.hpp"
 #include "options.hpp"
 
 namespace trimctl {

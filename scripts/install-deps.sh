@@ -7,8 +7,11 @@
 set -eu
 
 # Building trimd and trimctl; the libraries' runtime packages come with them.
+# g++ and make, not build-essential: its dpkg-dev (and patch, xz-utils,
+# bzip2) only the package build needs (--test, where dpkg-buildpackage
+# checks for build-essential).
 build_packages="
-  build-essential cmake pkg-config
+  g++ make cmake pkg-config
   libudev-dev libsystemd-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   nlohmann-json3-dev libcurl4-openssl-dev
   libsdbus-c++-dev libsdbus-c++-bin
@@ -26,7 +29,7 @@ test_packages="
   util-linux mount e2fsprogs xfsprogs btrfs-progs
   dbus udev systemd
   libfuse3-dev fuse3 python3 python3-matplotlib fio
-  debhelper dpkg-dev lintian debootstrap systemd-container
+  build-essential debhelper dpkg-dev lintian debootstrap systemd-container
   rpm bash-completion ccache fdisk clang-format
   clang libclang-rt-14-dev
   prometheus
@@ -41,7 +44,8 @@ case "${1:-}" in
 esac
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+# No translated package descriptions: nothing here reads them.
+apt-get update -q -o Acquire::Languages=none
 # shellcheck disable=SC2086 # word splitting of the list is intended
 apt-get install -y -q --no-install-recommends $packages
 

@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "etcd_client.hpp"
+
 namespace trimd::fleet {
 
 namespace {
@@ -43,8 +45,8 @@ void sort_by_arrival(std::vector<SlotClaim>& claims) {
 Coordinator::Coordinator(EventLoop& loop, const FleetConfig& config, std::string host,
                          Listener listener, Duration poll)
     : loop_(loop), config_(config), host_(std::move(host)), listener_(std::move(listener)),
-      client_(loop, etcd::settings_from(config)), keepalive_timer_(loop, [this] { keep_alive(); }),
-      poll_timer_(loop, [this] { poll_all(); }) {
+      client_(std::make_unique<etcd::Client>(loop, etcd::settings_from(config))),
+      keepalive_timer_(loop, [this] { keep_alive(); }), poll_timer_(loop, [this] { poll_all(); }) {
   grant_lease();
   poll_timer_.arm_every(poll);
 }
@@ -54,46 +56,46 @@ Coordinator::~Coordinator() { *alive_ = false; }
 void Coordinator::grant_lease() {
   if (granting_) return;
   granting_ = true;
-  client_.call("/v3/lease/grant", etcd::lease_grant_request(ttl_seconds(config_.lease_ttl)),
-               [this, alive = alive_](const etcd::Outcome& outcome) {
-                 if (!*alive) return;
-                 granting_ = false;
-                 if (!outcome.reply) {
-                   // Asked again soon, not only at the next poll.
-                   keepalive_timer_.arm_in(kGrantRetry);
-                   return unreachable(outcome.error);
-                 }
-                 heard_back();
-                 try {
-                   lease_ = etcd::lease_id_of(*outcome.reply);
-                 } catch (const std::exception& e) {
-                   keepalive_timer_.arm_in(kGrantRetry);
-                   return unreachable(e.what());
-                 }
-                 keepalive_timer_.arm_every(config_.lease_ttl / 3);
-                 for (auto& [id, claim] : claims_) claim.put = false;  // a new lease: claim again
-                 for (const auto& [id, claim] : claims_) put_claim(id);
-               });
+  client_->call("/v3/lease/grant", etcd::lease_grant_request(ttl_seconds(config_.lease_ttl)),
+                [this, alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive) return;
+                  granting_ = false;
+                  if (!outcome.reply) {
+                    // Asked again soon, not only at the next poll.
+                    keepalive_timer_.arm_in(kGrantRetry);
+                    return unreachable(outcome.error);
+                  }
+                  heard_back();
+                  try {
+                    lease_ = etcd::lease_id_of(*outcome.reply);
+                  } catch (const std::exception& e) {
+                    keepalive_timer_.arm_in(kGrantRetry);
+                    return unreachable(e.what());
+                  }
+                  keepalive_timer_.arm_every(config_.lease_ttl / 3);
+                  for (auto& [id, claim] : claims_) claim.put = false;  // a new lease: claim again
+                  for (const auto& [id, claim] : claims_) put_claim(id);
+                });
 }
 
 void Coordinator::keep_alive() {
   if (lease_ == 0) return grant_lease();
-  client_.call("/v3/lease/keepalive", etcd::lease_keepalive_request(lease_),
-               [this, alive = alive_](const etcd::Outcome& outcome) {
-                 if (!*alive) return;
-                 if (!outcome.reply) return unreachable(outcome.error);
-                 heard_back();
-                 try {
-                   if (etcd::ttl_of(*outcome.reply) > 0) return;
-                 } catch (const std::exception&) {
-                 }
-                 // The lease expired (etcd unreachable too long): its keys
-                 // are gone, every slot with them.
-                 lease_ = 0;
-                 for (auto& [id, claim] : claims_)
-                   tell(id, claim, SlotNews::Kind::Lost, "the lease expired");
-                 grant_lease();
-               });
+  client_->call("/v3/lease/keepalive", etcd::lease_keepalive_request(lease_),
+                [this, alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive) return;
+                  if (!outcome.reply) return unreachable(outcome.error);
+                  heard_back();
+                  try {
+                    if (etcd::ttl_of(*outcome.reply) > 0) return;
+                  } catch (const std::exception&) {
+                  }
+                  // The lease expired (etcd unreachable too long): its keys
+                  // are gone, every slot with them.
+                  lease_ = 0;
+                  for (auto& [id, claim] : claims_)
+                    tell(id, claim, SlotNews::Kind::Lost, "the lease expired");
+                  grant_lease();
+                });
 }
 
 void Coordinator::request(const std::string& fs_id, const std::string& backend,
@@ -111,21 +113,21 @@ void Coordinator::request(const std::string& fs_id, const std::string& backend,
 void Coordinator::put_claim(const std::string& fs_id) {
   if (lease_ == 0) return;  // put when the lease comes
   const auto& claim = claims_.at(fs_id);
-  client_.call("/v3/kv/put",
-               etcd::put_request(claim.key, claim_value(host_, claim.mount_point), lease_),
-               [this, fs_id, alive = alive_](const etcd::Outcome& outcome) {
-                 if (!*alive) return;
-                 const auto it = claims_.find(fs_id);
-                 if (it == claims_.end()) return;
-                 if (!outcome.reply) return unreachable(outcome.error);
-                 it->second.put = true;
-                 try {
-                   it->second.put_revision = etcd::revision_of(*outcome.reply);
-                 } catch (const std::exception&) {
-                   it->second.put_revision = 0;  // judged by every read, as before
-                 }
-                 read_backend(it->second.backend);
-               });
+  client_->call("/v3/kv/put",
+                etcd::put_request(claim.key, claim_value(host_, claim.mount_point), lease_),
+                [this, fs_id, alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive) return;
+                  const auto it = claims_.find(fs_id);
+                  if (it == claims_.end()) return;
+                  if (!outcome.reply) return unreachable(outcome.error);
+                  it->second.put = true;
+                  try {
+                    it->second.put_revision = etcd::revision_of(*outcome.reply);
+                  } catch (const std::exception&) {
+                    it->second.put_revision = 0;  // judged by every read, as before
+                  }
+                  read_backend(it->second.backend);
+                });
 }
 
 void Coordinator::release(const std::string& fs_id) {
@@ -138,14 +140,14 @@ void Coordinator::release(const std::string& fs_id) {
 
 void Coordinator::delete_key(const std::string& key) {
   undeleted_.erase(key);
-  client_.call("/v3/kv/deleterange", etcd::delete_request(key),
-               [this, key, alive = alive_](const etcd::Outcome& outcome) {
-                 if (!*alive || outcome.reply) return;
-                 // Unless it was claimed again meanwhile (then it is wanted).
-                 for (const auto& [id, claim] : claims_)
-                   if (claim.key == key) return;
-                 undeleted_.insert(key);
-               });
+  client_->call("/v3/kv/deleterange", etcd::delete_request(key),
+                [this, key, alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive || outcome.reply) return;
+                  // Unless it was claimed again meanwhile (then it is wanted).
+                  for (const auto& [id, claim] : claims_)
+                    if (claim.key == key) return;
+                  undeleted_.insert(key);
+                });
 }
 
 bool Coordinator::holds(const std::string& fs_id) const {
@@ -163,17 +165,17 @@ void Coordinator::poll_all() {
 }
 
 void Coordinator::read_backend(const std::string& backend) {
-  client_.call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
-               [this, backend, alive = alive_](const etcd::Outcome& outcome) {
-                 if (!*alive) return;
-                 if (!outcome.reply) return unreachable(outcome.error);
-                 heard_back();
-                 try {
-                   judge(backend, etcd::kvs_of(*outcome.reply), etcd::revision_of(*outcome.reply));
-                 } catch (const std::exception& e) {
-                   unreachable(e.what());
-                 }
-               });
+  client_->call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
+                [this, backend, alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive) return;
+                  if (!outcome.reply) return unreachable(outcome.error);
+                  heard_back();
+                  try {
+                    judge(backend, etcd::kvs_of(*outcome.reply), etcd::revision_of(*outcome.reply));
+                  } catch (const std::exception& e) {
+                    unreachable(e.what());
+                  }
+                });
 }
 
 void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs,
@@ -203,13 +205,13 @@ void Coordinator::follow_with_watch(const std::string& backend) {
   const auto it = watches_.find(backend);
   if (!waiting) {
     if (it != watches_.end()) {
-      client_.cancel(it->second);
+      client_->cancel(it->second);
       watches_.erase(it);
     }
     return;
   }
   if (it != watches_.end()) return;
-  watches_[backend] = client_.stream(
+  watches_[backend] = client_->stream(
       "/v3/watch", etcd::watch_prefix_request(slot_prefix(backend)),
       [this, backend, alive = alive_](const nlohmann::json& message) {
         if (!*alive) return;
@@ -253,32 +255,32 @@ void Coordinator::unreachable(const std::string& error) {
 }
 
 void Coordinator::read_claims(const std::string& backend, ClaimsRead done) {
-  client_.call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
-               [this, done = std::move(done), alive = alive_](const etcd::Outcome& outcome) {
-                 if (!*alive) return;
-                 if (!outcome.reply) return done(std::nullopt, {}, outcome.error);
-                 std::vector<SlotClaim> claims;
-                 try {
-                   for (const auto& kv : etcd::kvs_of(*outcome.reply))
-                     claims.push_back(claim_of(kv));
-                 } catch (const std::exception& e) {
-                   return done(std::nullopt, {}, e.what());
-                 }
-                 sort_by_arrival(claims);
-                 std::vector<std::string> ours;
-                 for (const auto& [id, claim] : claims_) ours.push_back(claim.key);
-                 done(claims, ours, {});
-               });
+  client_->call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
+                [this, done = std::move(done), alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive) return;
+                  if (!outcome.reply) return done(std::nullopt, {}, outcome.error);
+                  std::vector<SlotClaim> claims;
+                  try {
+                    for (const auto& kv : etcd::kvs_of(*outcome.reply))
+                      claims.push_back(claim_of(kv));
+                  } catch (const std::exception& e) {
+                    return done(std::nullopt, {}, e.what());
+                  }
+                  sort_by_arrival(claims);
+                  std::vector<std::string> ours;
+                  for (const auto& [id, claim] : claims_) ours.push_back(claim.key);
+                  done(claims, ours, {});
+                });
 }
 
 void Coordinator::revoke(std::function<void()> done) {
   if (lease_ == 0) return done();
   claims_.clear();
   // etcd's LeaseRevokeRequest: the lease id as an int64 (a JSON string).
-  client_.call("/v3/lease/revoke", nlohmann::json{{"ID", std::to_string(lease_)}},
-               [done = std::move(done), alive = alive_](const etcd::Outcome&) {
-                 if (*alive) done();
-               });
+  client_->call("/v3/lease/revoke", nlohmann::json{{"ID", std::to_string(lease_)}},
+                [done = std::move(done), alive = alive_](const etcd::Outcome&) {
+                  if (*alive) done();
+                });
   lease_ = 0;
 }
 

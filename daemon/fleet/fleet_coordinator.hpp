@@ -5,25 +5,30 @@
 // event loop like the client under it: nothing here blocks.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
-#include "etcd_client.hpp"
+#include "event_loop.hpp"
 #include "fleet_config.hpp"
+#include "fleet_report.hpp"
 #include "fleet_slots.hpp"
+#include "time.hpp"
+
+// The client is held by pointer so that this header, and every file that
+// includes it, does without nlohmann/json.hpp and curl.h (seconds of
+// compile time each).
+namespace trimd::etcd {
+class Client;
+struct KeyValue;
+}  // namespace trimd::etcd
 
 namespace trimd::fleet {
-
-// What a filesystem's claim came to; told on every change.
-struct SlotNews {
-  std::string fs_id;
-  using Kind = SlotAnswer;
-  Kind kind = Kind::Waiting;
-  std::string reason;  // holders_text() while waiting, the error otherwise
-};
 
 class Coordinator {
  public:
@@ -87,7 +92,7 @@ class Coordinator {
   FleetConfig config_;
   std::string host_;
   Listener listener_;
-  etcd::Client client_;
+  std::unique_ptr<etcd::Client> client_;
   std::int64_t lease_ = 0;
   bool granting_ = false;
   // The last reply from etcd: a lease not renewed for a TTL may be gone.

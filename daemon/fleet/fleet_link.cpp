@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fleet_coordinator.hpp"
+
 namespace trimd::fleet {
 
 FleetLink::FleetLink(EventLoop& loop, std::string host, Answers answers)

@@ -14,11 +14,12 @@
 
 #include "event_loop.hpp"
 #include "fleet_config.hpp"
-#include "fleet_coordinator.hpp"
 #include "fleet_gate.hpp"
 #include "fleet_report.hpp"
 
 namespace trimd::fleet {
+
+class Coordinator;  // fleet_coordinator.hpp
 
 class FleetLink final : public FleetGate {
  public:
