@@ -10,6 +10,17 @@
 
 namespace trimd::fleet {
 
+// The backends' reads, gathered: the report goes out when the last is in,
+// or at once, if the coordinator is replaced first. Answered once.
+struct FleetLink::ReportInProgress {
+  FleetReport report;
+  std::size_t pending = 0;
+  std::function<void(FleetReport)> done;
+  void finish(FleetReport answer) {
+    if (done) std::exchange(done, {})(std::move(answer));
+  }
+};
+
 FleetLink::FleetLink(EventLoop& loop, std::string host, Answers answers)
     : loop_(loop), host_(std::move(host)), answers_(std::move(answers)),
       deliver_timer_(loop, [this] { deliver(); }) {}
@@ -19,6 +30,10 @@ FleetLink::~FleetLink() = default;
 bool FleetLink::follow(const std::optional<FleetConfig>& config) {
   if (config == config_) return false;
   const bool had = config_.has_value();
+  for (auto& gathering : std::exchange(reports_, {}))
+    gathering->finish(FleetReport{FleetReport::Status::Unreachable,
+                                  "the [fleet] configuration changed during the read; ask again",
+                                  {}});
   coordinator_.reset();
   pending_.clear();
   setup_error_.clear();
@@ -77,13 +92,6 @@ void FleetLink::leave(Duration timeout, std::function<void()> done) {
 
 namespace {
 
-// The backends' reads, gathered: the report goes out when the last is in.
-struct ReportInProgress {
-  FleetReport report;
-  std::size_t pending = 0;
-  std::function<void(FleetReport)> done;
-};
-
 void add_rows(FleetReport& report, const std::string& backend, unsigned max_concurrent,
               const std::vector<SlotClaim>& claims, const std::vector<std::string>& ours) {
   unsigned position = 0;
@@ -118,8 +126,10 @@ void FleetLink::report(const std::vector<std::string>& backends,
             gathering->report.status = FleetReport::Status::Unreachable;
             gathering->report.error = error;
           }
-          if (--gathering->pending == 0) gathering->done(std::move(gathering->report));
+          if (--gathering->pending == 0) gathering->finish(std::move(gathering->report));
         });
+  std::erase_if(reports_, [](const auto& report) { return !report->done; });
+  if (gathering->done) reports_.push_back(gathering);
 }
 
 std::string fleet_host_name() {

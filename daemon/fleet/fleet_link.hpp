@@ -61,6 +61,10 @@ class FleetLink final : public FleetGate {
   // is answered "unreachable" with it, and on_unreachable decides.
   std::string setup_error_;
   std::vector<SlotNews> pending_;
+  // GetFleet reads not yet answered: a coordinator replaced under them would
+  // drop them, and the caller would wait for its D-Bus timeout.
+  struct ReportInProgress;
+  std::vector<std::shared_ptr<ReportInProgress>> reports_;
   Timer deliver_timer_;
   std::unique_ptr<Timer> leave_timer_;
   std::function<void()> left_;

@@ -1,6 +1,9 @@
 // The daemon's gate to the fleet when [fleet] cannot be acted on: no etcd
 // needed, since nothing may be sent.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "fleet_link.hpp"
 #include "loop_wait.hpp"
@@ -54,6 +57,48 @@ TEST(FleetLink, DroppingFleetSaysTheClaimsAreGone) {
   std::optional<FleetReport> report;
   link.report({"pool-a"}, [&](FleetReport r) { report = std::move(r); });
   EXPECT_EQ(report->status, FleetReport::Status::NotConfigured);
+}
+
+// An etcd that accepts connections and never answers: a read stays in flight.
+class SilentEtcd {
+ public:
+  SilentEtcd() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw std::runtime_error("cannot listen on loopback");
+    port_ = ntohs(address.sin_port);
+  }
+  ~SilentEtcd() { ::close(fd_); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_;
+  unsigned port_ = 0;
+};
+
+TEST(FleetLink, AReadInFlightIsAnsweredWhenTheFleetConfigurationChanges) {
+  SilentEtcd etcd;
+  trimd::EventLoop loop;
+  FleetLink link(loop, "web3", [](const std::vector<SlotNews>&) {});
+  FleetConfig config;
+  config.endpoints = {etcd.url()};
+  config.backend = "pool-a";
+  link.follow(config);
+  ASSERT_NE(link.coordinator(), nullptr);
+  std::optional<FleetReport> report;
+  link.report({"pool-a"}, [&](FleetReport r) { report = std::move(r); });
+  trimd::test::run_loop_until(
+      loop, [&] { return report.has_value(); }, 300ms);
+  ASSERT_FALSE(report.has_value()) << "the silent etcd answered";
+  link.follow(std::nullopt);  // a reload without [fleet]
+  ASSERT_TRUE(report.has_value()) << "GetFleet would wait for its D-Bus timeout";
+  EXPECT_EQ(report->status, FleetReport::Status::Unreachable);
+  EXPECT_NE(report->error.find("changed during the read"), std::string::npos) << report->error;
 }
 
 }  // namespace
