@@ -52,7 +52,9 @@ std::optional<IdleLimit> exceeded(const DiskActivity& a, const IdleThresholds& t
   if (a.read_iops + a.write_iops > t.max_iops) return IdleLimit::Iops;
   if (a.read_bytes_per_sec + a.write_bytes_per_sec > t.max_bytes_per_sec)
     return IdleLimit::Throughput;
-  if (a.busy_fraction > t.max_busy_fraction) return IdleLimit::BusyTime;
+  // The busy time is the sum of the I/Os' waits: with a deep queue it passes
+  // the wall time, so 1, "always busy is still idle", turns the check off.
+  if (t.max_busy_fraction < 1 && a.busy_fraction > t.max_busy_fraction) return IdleLimit::BusyTime;
   return std::nullopt;
 }
 

@@ -199,6 +199,18 @@ TEST_F(IdlenessModelTest, BusyTimeAboveTheThresholdIsActive) {
           .active);
 }
 
+// QD32 reads for 10 s wait 32 x 10 s in all: the summed busy time passes
+// the wall time, and max_busy = 1 must still mean "no limit".
+TEST_F(IdlenessModelTest, MaxBusyOfOneIsNoLimitEvenWhenQueuedWaitsAddUpPastTheWallTime) {
+  IdleThresholds t;
+  t.max_iops = 1e9;
+  t.max_bytes_per_sec = 1e15;
+  t.max_busy_fraction = 1;
+  model.set_thresholds(t);
+  EXPECT_FALSE(
+      activity_over_ten_seconds([](FakeDisk& d) { d.read(100000, 800000, 320000); }).active);
+}
+
 TEST_F(IdlenessModelTest, TreatsAReattachedDeviceWithSmallerCountersAsAReset) {
   disk.read(5'000'000, 900'000'000, 4'000'000);
   observe(seconds{0});
