@@ -45,4 +45,21 @@ fi
 
 ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs"
 FUZZ_SECONDS=${FUZZ_SECONDS:-30} scripts/fuzz.sh
+
+# The boot tier's .deb is a third build of the whole tree. The system tests
+# before it mostly wait on devices, so it is built beside them; the tier
+# takes it from here (tests/boot/test_boot.py), or builds its own if this
+# one failed.
+deb_dir=$(mktemp -d /var/tmp/trimd-ci-deb.XXXXXX)
+# Its own session, so that a failing run stops the whole build with it.
+setsid bash -c 'bash tests/boot/build_deb.sh "$1" "$2" >"$2/build.log" 2>&1 &&
+  touch "$2/ok" || touch "$2/failed"' deb-build "$top" "$deb_dir" &
+deb_pid=$!
+stop_deb_build() {
+  kill -- "-$deb_pid" 2>/dev/null || true
+  wait "$deb_pid" 2>/dev/null || true
+  rm -rf "$deb_dir"
+}
+trap 'stop_deb_build; [ -z "${udevd_pid:-}" ] || { kill "$udevd_pid" 2>/dev/null; wait "$udevd_pid" 2>/dev/null || true; }' EXIT
+export TRIMD_PREBUILT_DEB_DIR=$deb_dir
 ctest --test-dir build --output-on-failure --timeout 900 -j "$jobs"

@@ -449,7 +449,31 @@ def check_umount_mid_chunk(box, checks):
                  f"{before} {after} mounted={mounted}")
 
 
+# scripts/test-all.sh builds the .deb beside the other tiers into this
+# directory and leaves "ok" or "failed" there when done.
+PREBUILT_DEB_DIR = "TRIMD_PREBUILT_DEB_DIR"
+
+
+def prebuilt_deb():
+    """The .deb scripts/test-all.sh built meanwhile; None when it did not
+    (then this tier builds its own, and shows why a build fails)."""
+    where = os.environ.get(PREBUILT_DEB_DIR)
+    if not where:
+        return None
+    where = Path(where)
+    log(f"waiting for the .deb being built in {where}")
+    wait_for(lambda: (where / "ok").exists() or (where / "failed").exists(), 1800, step=1.0)
+    found = sorted(where.glob("trimd_*.deb"))
+    if not (where / "ok").exists() or not found:
+        log("the .deb built beside the tiers is not there: building it here")
+        return None
+    return found[-1]
+
+
 def build_deb(source, out):
+    prebuilt = prebuilt_deb()
+    if prebuilt:
+        return prebuilt
     log("building the .deb")
     script = Path(__file__).resolve().parent / "build_deb.sh"
     run(["bash", str(script), source, str(out)], timeout=1800)
