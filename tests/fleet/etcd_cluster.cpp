@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "wait_until.hpp"
@@ -33,21 +34,35 @@ std::optional<std::string> leading_endpoint(const std::string& status_json) {
 }  // namespace
 
 EtcdCluster::EtcdCluster(std::size_t size) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      start_members(size);
+      break;
+    } catch (const PortTaken&) {
+      if (attempt == kStartAttempts) throw;
+      members_.clear();
+      for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+        if (entry.path().extension() == ".data") std::filesystem::remove_all(entry.path());
+    }
+  }
+  if (!wait_for_leader(std::nullopt, std::chrono::seconds{20}))
+    throw std::runtime_error("etcd cluster: no leader after 20 s (logs in " + dir_.path().string() +
+                             ")");
+}
+
+// Members started so far are stopped by members_' destructor if one fails
+// to start or no leader comes.
+void EtcdCluster::start_members(std::size_t size) {
   std::vector<MemberPlan> plans;
   std::vector<std::string> peers;
   for (std::size_t i = 0; i < size; ++i) {
     plans.push_back(plan_member("m" + std::to_string(i + 1)));
     peers.push_back(plans.back().name + "=" + plans.back().peer_url);
   }
-  // Members started so far are stopped by members_' destructor if one fails
-  // to start or no leader comes.
   for (auto& plan : plans) {
     plan.initial_cluster = joined(peers);
     members_.push_back(std::make_unique<EtcdProcess>(plan, dir_.path()));
   }
-  if (!wait_for_leader(std::nullopt, std::chrono::seconds{20}))
-    throw std::runtime_error("etcd cluster: no leader after 20 s (logs in " + dir_.path().string() +
-                             ")");
 }
 
 EtcdCluster::~EtcdCluster() = default;

@@ -34,6 +34,8 @@ class EtcdCluster {
                                              std::chrono::milliseconds limit) const;
 
  private:
+  void start_members(std::size_t size);
+
   TempDir dir_{"trimd-etcd-cluster-"};
   std::vector<std::unique_ptr<EtcdProcess>> members_;
 };

@@ -7,8 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "posix_util.hpp"
 
@@ -63,6 +68,43 @@ std::vector<std::string> etcd_argv(const MemberPlan& plan, const std::filesystem
   return argv;
 }
 
+int port_of(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
+
+// The inode of the socket listening on 127.0.0.1:`port`, from /proc/net/tcp
+// (addresses in hex, state 0A = LISTEN); 0 if none.
+unsigned long listener_inode(int port) {
+  std::ifstream table("/proc/net/tcp");
+  std::string line;
+  std::getline(table, line);  // header
+  char wanted[16];
+  std::snprintf(wanted, sizeof wanted, "0100007F:%04X", port);
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
+    unsigned long inode = 0;
+    fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+        timeout >> inode;
+    if (local == wanted && state == "0A") return inode;
+  }
+  return 0;
+}
+
+bool holds_socket(pid_t pid, unsigned long inode) {
+  const std::string target = "socket:[" + std::to_string(inode) + "]";
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", error)) {
+    std::error_code link_error;
+    if (std::filesystem::read_symlink(entry.path(), link_error) == target) return true;
+  }
+  return false;
+}
+
+bool listens_on(pid_t pid, int port) {
+  const auto inode = listener_inode(port);
+  return inode != 0 && holds_socket(pid, inode);
+}
+
 }  // namespace
 
 EtcdProcess::EtcdProcess(const MemberPlan& plan, const std::filesystem::path& dir)
@@ -77,6 +119,29 @@ EtcdProcess::EtcdProcess(const MemberPlan& plan, const std::filesystem::path& di
     throw;
   }
   ::close(log);
+  wait_for_listeners(plan, log_path);
+}
+
+// The ports were free when planned, not reserved: another test's etcd (or
+// any outgoing connection) can take one before this etcd binds it. Then
+// this etcd exits, and a client would talk to the other one. So the
+// process is ours only once its own pid holds both listeners.
+void EtcdProcess::wait_for_listeners(const MemberPlan& plan, const std::filesystem::path& log) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw PortTaken("etcd " + plan.name + " exited before listening on " + plan.client_url +
+                      " and " + plan.peer_url + " (log: " + log.string() + ")");
+    }
+    if (listens_on(pid_, port_of(plan.client_url)) && listens_on(pid_, port_of(plan.peer_url)))
+      return;
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  kill();
+  throw std::runtime_error("etcd " + plan.name +
+                           " did not listen within 20 s (log: " + log.string() + ")");
 }
 
 // SIGKILL: its data dir goes with the test, and a graceful stop of a
@@ -95,9 +160,17 @@ void EtcdProcess::kill() {
 }
 
 EtcdMember::EtcdMember(std::optional<ServerTls> tls, std::vector<std::string> extra_args) {
-  auto plan = plan_member("m1", tls);
-  plan.extra_args = std::move(extra_args);
-  process_.emplace(plan, dir_.path());
+  for (int attempt = 1;; ++attempt) {
+    auto plan = plan_member("m1", tls);
+    plan.extra_args = extra_args;
+    try {
+      process_.emplace(plan, dir_.path());
+      return;
+    } catch (const PortTaken&) {
+      if (attempt == kStartAttempts) throw;
+      std::filesystem::remove_all(dir_.path() / (plan.name + ".data"));
+    }
+  }
 }
 
 }  // namespace trimd::test

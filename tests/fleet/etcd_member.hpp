@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,15 @@ struct MemberPlan {
 // MemberPlan on two free ports (https with `tls`).
 MemberPlan plan_member(const std::string& name, const std::optional<ServerTls>& tls = {});
 
-// One running etcd process, killed (SIGKILL) and reaped when destroyed.
+// An etcd that exited before it listened: a planned port was taken meanwhile.
+// Starting again on new ports is the cure.
+struct PortTaken : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+inline constexpr int kStartAttempts = 5;
+
+// One running etcd process, listening on its plan's ports (throws PortTaken
+// if it could not), killed (SIGKILL) and reaped when destroyed.
 class EtcdProcess {
  public:
   EtcdProcess(const MemberPlan& plan, const std::filesystem::path& dir);
@@ -53,6 +62,8 @@ class EtcdProcess {
   void kill();          // SIGKILL, reaped
 
  private:
+  void wait_for_listeners(const MemberPlan& plan, const std::filesystem::path& log);
+
   std::string url_;
   pid_t pid_ = -1;
 };

@@ -119,4 +119,25 @@ TEST_F(EtcdClient, AStoppedEtcdNeverStallsTheLoop) {
   ::kill(member_->pid(), SIGCONT);
 }
 
+// The fleet tests plan free ports and start etcd on them; a port can be
+// taken in between (by a parallel test's etcd). That etcd must not pass for
+// the one the test started.
+TEST(EtcdProcessStart, AnEtcdWhosePortWasTakenIsReportedNotMistakenForTheOneListening) {
+  TRIMD_REQUIRE_ETCD();
+  const int taker = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(taker, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(taker, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(taker, 4), 0);
+  ASSERT_EQ(::getsockname(taker, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  auto plan = trimd::test::plan_member("m1");
+  plan.client_url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  trimd::test::TempDir dir{"trimd-etcd-taken-"};
+  EXPECT_THROW(trimd::test::EtcdProcess(plan, dir.path()), trimd::test::PortTaken);
+  ::close(taker);
+}
+
 }  // namespace
