@@ -9,13 +9,11 @@
 #include <system_error>
 #include <vector>
 
+#include "errno_error.hpp"
+
 namespace trimd {
 
 namespace {
-
-[[noreturn]] void throw_errno(const char* what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
 
 timespec to_timespec(Duration d) {
   const auto usec = std::max<std::int64_t>(d.count(), 1);  // 0 would disarm the timer

@@ -12,15 +12,12 @@
 #include <string>
 #include <system_error>
 
+#include "errno_error.hpp"
 #include "system_view.hpp"
 
 namespace trimd {
 
 namespace {
-
-[[noreturn]] void throw_errno(const char* what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
 
 // The child: only system calls from here to _exit (trimd may have other
 // threads; their locks are not ours to take).

@@ -11,12 +11,13 @@
 #include <cstring>
 #include <system_error>
 
+#include "errno_error.hpp"
+
 namespace trimd {
 
 MountWatcher::MountWatcher(EventLoop& loop, std::function<void()> on_change)
     : loop_(loop), fd_(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) {
-  if (fd_.get() < 0)
-    throw std::system_error(errno, std::generic_category(), "open /proc/self/mountinfo");
+  if (fd_.get() < 0) throw_errno("open /proc/self/mountinfo");
   // The kernel flags a changed mount table with EPOLLPRI|EPOLLERR; reading
   // the file to the end re-arms it (done by the rescan itself).
   loop_.add(fd_.get(), EPOLLPRI | EPOLLERR, [this, on_change](std::uint32_t) {

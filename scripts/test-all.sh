@@ -25,8 +25,9 @@ jobs=$(nproc)
 cmake -S . -B build -DTRIMD_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTRIMD_BUILD_TESTS=ON -DTRIMD_BUILD_BENCH=ON
 cmake --build build -j "$jobs"
+# Without the unity build: every source of lib/ must compile on its own.
 cmake -S . -B build-asan -DTRIMD_WERROR=ON -DTRIMD_SANITIZE=ON -DTRIMD_BUILD_TESTS=ON \
-  -DTRIMD_BUILD_BENCH=OFF \
+  -DTRIMD_BUILD_BENCH=OFF -DTRIMD_UNITY_BUILD=OFF \
   -DCMAKE_BUILD_TYPE=Debug
 # Only what the unit tests run: the sanitizers check the logic, not the tiers.
 cmake --build build-asan -j "$jobs" --target unit_tests

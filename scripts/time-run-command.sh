@@ -33,7 +33,7 @@ echo "packages before: $(chroot "$root" dpkg -l | grep -c '^ii'); load: $(cut -d
 start=$(date +%s)
 chroot "$root" sh -c 'cd /root/trimd && sh scripts/install-deps.sh &&
   cmake -S . -B build -DTRIMD_BUILD_TESTS=OFF -DTRIMD_BUILD_BENCH=OFF &&
-  cmake --build build -j"$(nproc)" --target trimd trimctl' >"$log" 2>&1
+  cmake --build build -j"$(nproc)" --target trimd' >"$log" 2>&1
 end=$(date +%s)
 echo "run command (install + build): $((end - start)) s; output in $log"
 echo "packages after: $(chroot "$root" dpkg -l | grep -c '^ii'); load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include "config_reader.hpp"
 #include "fleet_config.hpp"
 #include "regular_file.hpp"
+#include "units.hpp"
 
 #if !TOML_EXCEPTIONS
 #error "trimd reads toml++ parse errors as exceptions"
@@ -35,6 +37,23 @@ std::string describe_location(const std::string& file, int line, int column, con
   return fmt::format("{}:{}:{}: {}", file, line, column, message);
 }
 
+// "auto" (trimd picks per disk: docs/preemption.md) or a duration.
+std::optional<Duration> read_preempt_latency(const Reader& r, const std::string& name,
+                                             const toml::node& value) {
+  const auto* text = value.as_string();
+  if (text && text->get() == "auto") return std::nullopt;
+  if (text) {
+    try {
+      parse_duration(text->get());
+    } catch (const std::invalid_argument&) {
+      r.fail(value.source(),
+             fmt::format("{}: \"{}\" is neither \"auto\" nor a duration such as \"4ms\"", name,
+                         text->get()));
+    }
+  }
+  return r.duration(name, value, kPreemptLatencyRange);
+}
+
 void read_idle(const Reader& r, const toml::table& table, Config& config) {
   for (auto&& [key, value] : table) {
     const auto name = dotted("idle", key);
@@ -43,10 +62,7 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
     } else if (key == "preempt_interval") {
       config.preempt_interval = r.duration(name, value, kPreemptRange);
     } else if (key == "preempt_latency") {
-      const auto* text = value.as_string();
-      config.preempt_latency = text && text->get() == "auto"
-                                   ? std::nullopt
-                                   : std::optional{r.duration(name, value, kPreemptLatencyRange)};
+      config.preempt_latency = read_preempt_latency(r, name, value);
     } else if (key == "window") {
       config.idle.idle_window = r.duration(name, value, kIdleWindowRange);
     } else if (key == "max_iops") {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <optional>
 
+#include "text_fields.hpp"
+
 namespace trimd {
 namespace {
 
@@ -17,29 +19,6 @@ constexpr std::size_t kBaseCounters = 11;
 constexpr std::size_t kDiscardCounters = 4;
 constexpr std::size_t kFlushCounters = 2;
 constexpr std::size_t kAllCounters = kBaseCounters + kDiscardCounters + kFlushCounters;
-
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t pos = 0;
-  while (pos < line.size()) {
-    const std::size_t begin = line.find_first_not_of(" \t\r", pos);
-    if (begin == std::string_view::npos) break;
-    const std::size_t end = std::min(line.find_first_of(" \t\r", begin), line.size());
-    fields.push_back(line.substr(begin, end - begin));
-    pos = end;
-  }
-  return fields;
-}
-
-// Only plain decimal digits: from_chars alone would accept a partial token.
-template <typename T>
-std::optional<T> parse_number(std::string_view token) {
-  T value{};
-  const char* last = token.data() + token.size();
-  const auto [ptr, ec] = std::from_chars(token.data(), last, value);
-  if (ec != std::errc{} || ptr != last) return std::nullopt;
-  return value;
-}
 
 // The counters in kernel order, so that one loop fills the struct.
 std::array<std::uint64_t*, kAllCounters> counter_slots(DiskCounters& c) {
@@ -60,12 +39,12 @@ std::size_t known_counter_count(std::size_t counters_on_line) {
 }
 
 std::optional<DiskStat> parse_line(std::string_view line) {
-  const std::vector<std::string_view> fields = split_fields(line);
+  const std::vector<std::string_view> fields = split_fields(line, " \t\r");
   if (fields.size() < kIdentityFields + kBaseCounters) return std::nullopt;
 
   DiskStat stat;
-  const auto major = parse_number<unsigned>(fields[0]);
-  const auto minor = parse_number<unsigned>(fields[1]);
+  const auto major = parse_whole_number<unsigned>(fields[0]);
+  const auto minor = parse_whole_number<unsigned>(fields[1]);
   if (!major || !minor) return std::nullopt;
   stat.major = *major;
   stat.minor = *minor;
@@ -74,7 +53,7 @@ std::optional<DiskStat> parse_line(std::string_view line) {
   const auto slots = counter_slots(stat.counters);
   const std::size_t count = known_counter_count(fields.size() - kIdentityFields);
   for (std::size_t i = 0; i < count; ++i) {
-    const auto value = parse_number<std::uint64_t>(fields[kIdentityFields + i]);
+    const auto value = parse_whole_number<std::uint64_t>(fields[kIdentityFields + i]);
     if (!value) return std::nullopt;
     *slots[i] = *value;
   }

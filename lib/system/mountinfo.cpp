@@ -5,6 +5,8 @@
 #include <charconv>
 #include <optional>
 
+#include "text_fields.hpp"
+
 namespace trimd {
 
 namespace {
@@ -17,19 +19,6 @@ bool is_octal_digit(char c) { return c >= '0' && c <= '7'; }
 bool is_octal_escape_at(std::string_view text, std::size_t i) {
   return text[i] == '\\' && i + 3 < text.size() && is_octal_digit(text[i + 1]) &&
          is_octal_digit(text[i + 2]) && is_octal_digit(text[i + 3]);
-}
-
-// Fields separated by runs of blanks. mountinfo uses single spaces, fstab any
-// mix of spaces and tabs; real blanks inside a field are always escaped.
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t pos = line.find_first_not_of(kBlanks);
-  while (pos != std::string_view::npos) {
-    const std::size_t end = line.find_first_of(kBlanks, pos);
-    fields.push_back(line.substr(pos, end == std::string_view::npos ? end : end - pos));
-    pos = line.find_first_not_of(kBlanks, end);
-  }
-  return fields;
 }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
@@ -58,20 +47,12 @@ std::vector<std::string> split_options(std::string_view text) {
   return options;
 }
 
-template <typename Number>
-std::optional<Number> parse_number(std::string_view text) {
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // "254:0" -> {254, 0}
 bool parse_device_number(std::string_view text, unsigned& major, unsigned& minor) {
   const std::size_t colon = text.find(':');
   if (colon == std::string_view::npos) return false;
-  const auto maj = parse_number<unsigned>(text.substr(0, colon));
-  const auto min = parse_number<unsigned>(text.substr(colon + 1));
+  const auto maj = parse_whole_number<unsigned>(text.substr(0, colon));
+  const auto min = parse_whole_number<unsigned>(text.substr(colon + 1));
   if (!maj || !min) return false;
   major = *maj;
   minor = *min;
@@ -100,8 +81,8 @@ std::optional<MountEntry> parse_mountinfo_line(std::string_view line) {
   if (separator == fields.end() || fields.end() - separator != 4) return std::nullopt;
 
   MountEntry entry;
-  const auto mount_id = parse_number<int>(fields[0]);
-  const auto parent_id = parse_number<int>(fields[1]);
+  const auto mount_id = parse_whole_number<int>(fields[0]);
+  const auto parent_id = parse_whole_number<int>(fields[1]);
   if (!mount_id || !parent_id || !parse_device_number(fields[2], entry.major, entry.minor))
     return std::nullopt;
   entry.mount_id = *mount_id;
@@ -123,7 +104,7 @@ std::optional<FstabEntry> parse_fstab_line(std::string_view line) {
   const auto fields = split_fields(line);
   if (fields.size() < 2 || fields.size() > 6) return std::nullopt;
   for (std::size_t i = 4; i < fields.size(); ++i)
-    if (!parse_number<int>(fields[i])) return std::nullopt;  // fs_freq, fs_passno
+    if (!parse_whole_number<int>(fields[i])) return std::nullopt;  // fs_freq, fs_passno
 
   FstabEntry entry;
   entry.source = unescape_octal(fields[0]);

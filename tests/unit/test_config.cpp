@@ -267,7 +267,8 @@ TEST(ConfigFile, PreemptLatencyIsAutoOrADurationUpToOneSecond) {
   EXPECT_EQ(trimd::parse_config("[idle]\npreempt_latency = \"0\"\n", "t.toml").preempt_latency,
             Duration{0});
   expect_errors({{"[idle]\npreempt_latency = \"2s\"\n", 2, 19, "more than 1s"},
-                 {"[idle]\npreempt_latency = \"often\"\n", 2, 19, "idle.preempt_latency"}});
+                 {"[idle]\npreempt_latency = \"often\"\n", 2, 19,
+                  "idle.preempt_latency: \"often\" is neither \"auto\" nor a duration"}});
 }
 
 TEST(ConfigFile, EmptyTextYieldsTheDefaults) {
