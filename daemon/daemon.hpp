@@ -110,7 +110,6 @@ class Daemon final : public DaemonControl {
   TimePoint last_save_{};
   SaveBackoff save_backoff_;
   std::string last_status_line_;
-  bool once_started_ = false;
   bool once_failed_ = false;
   bool stopping_ = false;
   bool quitting_ = false;

@@ -44,7 +44,7 @@ void sort_by_arrival(std::vector<SlotClaim>& claims) {
 
 Coordinator::Coordinator(EventLoop& loop, const FleetConfig& config, std::string host,
                          Listener listener, Duration poll)
-    : loop_(loop), config_(config), host_(std::move(host)), listener_(std::move(listener)),
+    : config_(config), host_(std::move(host)), listener_(std::move(listener)),
       client_(std::make_unique<etcd::Client>(loop, etcd::settings_from(config))),
       keepalive_timer_(loop, [this] { keep_alive(); }), poll_timer_(loop, [this] { poll_all(); }) {
   grant_lease();

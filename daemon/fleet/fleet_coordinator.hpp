@@ -88,7 +88,6 @@ class Coordinator {
   void unreachable(const std::string& error);
   void heard_back() { last_reply_ = SteadyClock::now(); }
 
-  EventLoop& loop_;
   FleetConfig config_;
   std::string host_;
   Listener listener_;
