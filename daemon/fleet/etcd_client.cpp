@@ -23,8 +23,8 @@ struct Client::Request {
   std::vector<nlohmann::json> inbox;
   char error[CURL_ERROR_SIZE] = {};  // curl's detail (which TLS check failed, ...)
   ~Request() {
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(easy);
+    curl_library().slist_free_all(headers);
+    curl_library().easy_cleanup(easy);
   }
 };
 
@@ -71,7 +71,7 @@ bool closed_after_handshake(CURLcode code) {
 // wrong when the detail cannot say.
 std::string Client::transfer_error(const std::string& endpoint, CURLcode code,
                                    const char* detail) const {
-  std::string text = curl_easy_strerror(code);
+  std::string text = curl_.easy_strerror(code);
   if (detail[0] != '\0') text += std::string(" (") + detail + ")";
   const bool alert_read = std::string_view(detail).find("alert") != std::string_view::npos;
   if (endpoint.starts_with("https://") && !settings_.cert_file.empty() &&
@@ -124,21 +124,21 @@ ClientSettings settings_from(const FleetConfig& config) {
 }
 
 Client::Client(EventLoop& loop, ClientSettings settings)
-    : loop_(loop), settings_(std::move(settings)), multi_(curl_multi_init()),
-      timer_(loop, [this] { act(CURL_SOCKET_TIMEOUT, 0); }) {
+    : loop_(loop), settings_(std::move(settings)), curl_(curl_library()),
+      multi_(curl_.multi_init()), timer_(loop, [this] { act(CURL_SOCKET_TIMEOUT, 0); }) {
   if (settings_.endpoints.empty()) throw std::invalid_argument("etcd: no endpoint");
   if (!multi_) throw std::runtime_error("etcd: curl_multi_init failed");
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Client::on_socket);
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Client::on_timer);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  curl_.multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Client::on_socket);
+  curl_.multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+  curl_.multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Client::on_timer);
+  curl_.multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
 }
 
 Client::~Client() {
-  for (auto& [easy, request] : requests_) curl_multi_remove_handle(multi_, easy);
+  for (auto& [easy, request] : requests_) curl_.multi_remove_handle(multi_, easy);
   requests_.clear();
   for (const auto fd : watched_) loop_.remove(fd);
-  curl_multi_cleanup(multi_);
+  curl_.multi_cleanup(multi_);
 }
 
 void Client::call(const std::string& path, const nlohmann::json& body, Done done) {
@@ -175,7 +175,7 @@ void Client::cancel(std::uint64_t stream_id) {
   Request* request = stream_request(stream_id);
   if (!request) return;
   CURL* easy = request->easy;
-  curl_multi_remove_handle(multi_, easy);
+  curl_.multi_remove_handle(multi_, easy);
   requests_.erase(easy);
 }
 
@@ -231,7 +231,7 @@ void Client::on_authenticated(const Outcome& outcome) {
 
 void Client::send(Call call, std::string token) {
   auto request = std::make_unique<Request>();
-  request->easy = curl_easy_init();
+  request->easy = curl_.easy_init();
   if (!request->easy) {
     call.done(Outcome{std::nullopt, "curl_easy_init failed"});
     return;
@@ -239,40 +239,41 @@ void Client::send(Call call, std::string token) {
   request->call = std::move(call);
   request->token = std::move(token);
   request->endpoint = current_;
-  request->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  request->headers = curl_.slist_append(nullptr, "Content-Type: application/json");
   if (!request->token.empty())
     request->headers =
-        curl_slist_append(request->headers, ("Authorization: " + request->token).c_str());
+        curl_.slist_append(request->headers, ("Authorization: " + request->token).c_str());
   CURL* easy = request->easy;
   const std::string url = endpoint() + request->call.path;
   const auto& body = request->call.body;
-  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, request->headers);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, request->error);
+  curl_.easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_.easy_setopt(easy, CURLOPT_HTTPHEADER, request->headers);
+  curl_.easy_setopt(easy, CURLOPT_POSTFIELDS, body.c_str());
+  curl_.easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  curl_.easy_setopt(easy, CURLOPT_ERRORBUFFER, request->error);
   const auto timeout_ms = static_cast<long>(
       std::chrono::duration_cast<std::chrono::milliseconds>(settings_.request_timeout).count());
   if (request->call.message) {
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Client::on_stream_bytes);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, request.get());
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Client::on_stream_bytes);
+    curl_.easy_setopt(easy, CURLOPT_WRITEDATA, request.get());
+    curl_.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl_.easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   } else {
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_response);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &request->response);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_response);
+    curl_.easy_setopt(easy, CURLOPT_WRITEDATA, &request->response);
+    curl_.easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
   }
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  if (!settings_.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, settings_.ca_file.c_str());
+  curl_.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!settings_.ca_file.empty())
+    curl_.easy_setopt(easy, CURLOPT_CAINFO, settings_.ca_file.c_str());
   if (!settings_.cert_file.empty()) {
-    curl_easy_setopt(easy, CURLOPT_SSLCERT, settings_.cert_file.c_str());
-    curl_easy_setopt(easy, CURLOPT_SSLKEY, settings_.key_file.c_str());
+    curl_.easy_setopt(easy, CURLOPT_SSLCERT, settings_.cert_file.c_str());
+    curl_.easy_setopt(easy, CURLOPT_SSLKEY, settings_.key_file.c_str());
   }
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, request.get());
+  curl_.easy_setopt(easy, CURLOPT_PRIVATE, request.get());
   requests_[easy] = std::move(request);
-  curl_multi_add_handle(multi_, easy);
+  curl_.multi_add_handle(multi_, easy);
 }
 
 int Client::on_socket(CURL*, curl_socket_t fd, int what, void* self, void*) {
@@ -311,7 +312,7 @@ int Client::on_timer(CURLM*, long timeout_ms, void* self) {
 
 void Client::act(curl_socket_t fd, int flags) {
   int running = 0;
-  curl_multi_socket_action(multi_, fd, flags, &running);
+  curl_.multi_socket_action(multi_, fd, flags, &running);
   deliver_stream_messages();
   finish_done();
 }
@@ -354,16 +355,16 @@ Outcome Client::outcome_of(const Request& request, long status, nlohmann::json p
 // start the next call at once.
 void Client::finish_done() {
   int left = 0;
-  while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
+  while (CURLMsg* message = curl_.multi_info_read(multi_, &left)) {
     if (message->msg != CURLMSG_DONE) continue;
     CURL* easy = message->easy_handle;
     const CURLcode code = message->data.result;
-    curl_multi_remove_handle(multi_, easy);
+    curl_.multi_remove_handle(multi_, easy);
     auto node = requests_.extract(easy);
     if (node.empty()) continue;
     auto request = std::move(node.mapped());
     long status = 0;
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_.easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
     if (code != CURLE_OK) {
       if (!tries_next_endpoint(*request, code))
         request->call.done(Outcome{std::nullopt, request->call.failures});

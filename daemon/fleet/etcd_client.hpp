@@ -5,7 +5,7 @@
 // replies (docs/fleet.md).
 #pragma once
 
-#include <curl/curl.h>
+#include "curl_library.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -111,6 +111,7 @@ class Client {
   EventLoop& loop_;
   ClientSettings settings_;
   std::size_t current_ = 0;
+  const CurlLibrary& curl_;  // loaded before the first handle is made
   CURLM* multi_;
   Timer timer_;
   std::set<curl_socket_t> watched_;
