@@ -53,7 +53,9 @@ class Params:
     fio_image: int = 2 * GiB
     fio_pairs: int = 10000        # small files deleted in the storm; as many kept
     fio_file_mib: int = 256
-    fio_split_cgroups: bool = False  # fio and the trimmer in separate blkio cgroups (lib/blkio.py)
+    # fio and the trimmer in separate blkio cgroups (lib/blkio.py); on by default on the
+    # queued model, which one cgroup would make exclusive in the loop driver
+    fio_split_cgroups: bool = False
     w4_count: int = 32
     w4_image: int = 64 * MiB
     w4_freed: int = 8 * MiB       # deleted on each before the pass
@@ -71,10 +73,13 @@ class Params:
 
     def on_model(self, model):
         """The same run on another of slowtrim's device models; a thin
-        backend's discard costs what slowtrim's thin model says."""
+        backend's discard costs what slowtrim's thin model says, and on the
+        queued model fio and the trimmer get a loop worker each."""
         self.device_model = model
         if model == "thin":
             self.latency_ms, self.per_mib_ms = 0.05, 0.0
+        if model == "queued":
+            self.fio_split_cgroups = True
         return self
 
     @classmethod

@@ -15,6 +15,7 @@ import report_targets  # noqa: E402
 import report_w5  # noqa: E402
 from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
+from lib.context import Params  # noqa: E402
 from lib import backend_sampler, blkio, etcd, host_trims, shared_backend  # noqa: E402
 from workloads import w1_delete_storm as w1  # noqa: E402
 
@@ -392,6 +393,13 @@ class Blkio(unittest.TestCase):
                 blkio.ROOT = old
             with open(os.path.join(root, "g", "cgroup.procs")) as f:
                 self.assertEqual(f.read().strip(), out.strip())
+
+    def test_the_queued_model_splits_fio_from_the_trimmer_unless_told_otherwise(self):
+        # One cgroup would serialise fio's reads behind the discards in the
+        # loop driver: the queued model would not be queued at all.
+        self.assertTrue(Params.full().on_model("queued").fio_split_cgroups)
+        self.assertFalse(Params.full().on_model("exclusive").fio_split_cgroups)
+        self.assertFalse(Params.full().on_model("thin").fio_split_cgroups)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,10 @@ baseline by construction:
   extents under 32 KiB in a block group still in use, which is all this
   storm frees; the harness gives up waiting after ASYNC_WAIT_S).
 
-With `--param fio_split_cgroups=True`, fio runs in one blkio cgroup and
-fstrim or trimd (its runners too) in another, so that the loop driver
-gives them separate workers and the `queued` model shows for reads
-(lib/blkio.py). `-o discard` and btrfs's async discards are issued by the
+With `--param fio_split_cgroups=True` (the default with `--model queued`),
+fio runs in one blkio cgroup and fstrim or trimd (its runners too) in
+another, so that the loop driver gives them separate workers and the
+`queued` model shows for reads (lib/blkio.py). `-o discard` and btrfs's async discards are issued by the
 filesystem, not by a process of the peer's, and stay where they are.
 
 Each job runs Params.fio_rounds times per peer, the peers taking turns
