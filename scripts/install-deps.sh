@@ -30,7 +30,7 @@ test_packages="
   dbus udev systemd
   libfuse3-dev fuse3 python3 python3-matplotlib fio
   build-essential debhelper dpkg-dev lintian debootstrap systemd-container
-  rpm bash-completion ccache fdisk clang-format
+  rpm bash-completion ccache fdisk clang-format git
   clang libclang-rt-14-dev
   prometheus
   etcd-server etcd-client openssl

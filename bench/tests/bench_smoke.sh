@@ -94,6 +94,26 @@ for model in queued thin; do
 done
 expect "nothing left mounted, attached or running after the models" nothing_left
 
+# A second sitting (--add): W4 joins the thin run's W3 in one report; a
+# sitting measured differently is refused before it runs. --add vouches only
+# for committed harness code, so a work tree with changes in bench/ skips it.
+if [[ -n $(git -C "$bench" status --porcelain -- . 2>/dev/null || echo unknown) && ${CI:-} != true ]]; then
+    say "skip --add: bench/ has uncommitted changes"
+else
+    "$bench/run" --quick --workloads W4 --model thin --add --build "$build" --out "$out/thin" \
+        >"$out/add.log" 2>&1 || { tail -n 40 "$out/add.log" >&2; fail "bench/run --add failed"; }
+    for section in "## W3: idle throughput" "## W4: footprint"; do
+        expect "the two sittings' report has '$section'" grep -qF "$section" "$out/thin/report.md"
+    done
+    expect "the report says it was measured in 2 sittings" grep -q "in 2 sittings" "$out/thin/report.md"
+    status=0
+    "$bench/run" --quick --workloads W4 --model queued --add --build "$build" --out "$out/thin" \
+        >"$out/refused.log" 2>&1 || status=$?
+    expect "a sitting on another model is refused (exit $status)" test "$status" -eq 1
+    expect "the refusal names what differs" grep -q "measured with different params" "$out/refused.log"
+    expect "the refused sitting ran nothing" lacks "=== W4" "$out/refused.log"
+fi
+
 # Ctrl-C in the middle of a configuration (slowtrim and a filesystem up).
 "$bench/run" --quick --workloads W2 --build "$build" --out "$out/int" >"$out/int.log" 2>&1 &
 bench_pid=$!
