@@ -30,14 +30,16 @@ def file_digest(path):
 
 
 def harness_version(bench_dir):
-    """The last commit that changed bench/, and whether bench/ has changes
-    not committed (then no one can vouch for two sittings being alike)."""
+    """The last commit that changed bench/'s code, and whether it has
+    changes not committed (then no one can vouch for two sittings being
+    alike)."""
     def git(*args):  # only reads: a checkout owned by another user is fine
         return subprocess.run(["git", "-c", "safe.directory=*", "-C", bench_dir, *args],
                               capture_output=True, text=True, check=True).stdout.strip()
+    code = ["--", ".", ":(exclude)*.md"]  # a note in bench/README.md changes no number
     try:
-        commit = git("log", "-1", "--format=%H", "--", ".")
-        dirty = bool(git("status", "--porcelain", "--", "."))
+        commit = git("log", "-1", "--format=%H", *code)
+        dirty = bool(git("status", "--porcelain", *code))
     except (OSError, subprocess.CalledProcessError):
         return {"commit": None, "dirty": None}  # not a git checkout
     return {"commit": commit or None, "dirty": dirty}

@@ -109,22 +109,36 @@ class Describing(unittest.TestCase):
 
 
 class HarnessVersion(unittest.TestCase):
+    def setUp(self):
+        self.repo = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ["rm", "-rf", self.repo])
+        self.git("init", "-q")
+        for name in ("run", "README.md"):
+            self.append(name, "one")
+        self.git("add", ".")
+        self.git("commit", "-qm", "one")
+
+    def git(self, *args):
+        subprocess.run(["git", "-C", self.repo, "-c", "user.name=t", "-c", "user.email=t@t",
+                        *args], check=True, capture_output=True)
+
+    def append(self, name, line):
+        with open(os.path.join(self.repo, name), "a") as f:
+            f.write(line + "\n")
+
     def test_a_change_not_committed_marks_the_harness_dirty(self):
-        with tempfile.TemporaryDirectory() as repo:
-            def git(*args):
-                subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
-                                *args], check=True, capture_output=True)
-            git("init", "-q")
-            with open(os.path.join(repo, "run"), "w") as f:
-                f.write("one\n")
-            git("add", "run")
-            git("commit", "-qm", "one")
-            clean = sittings.harness_version(repo)
-            self.assertEqual(clean["dirty"], False)
-            self.assertEqual(len(clean["commit"]), 40)
-            with open(os.path.join(repo, "run"), "a") as f:
-                f.write("two\n")
-            self.assertEqual(sittings.harness_version(repo)["dirty"], True)
+        clean = sittings.harness_version(self.repo)
+        self.assertEqual(clean["dirty"], False)
+        self.assertEqual(len(clean["commit"]), 40)
+        self.append("run", "two")
+        self.assertEqual(sittings.harness_version(self.repo)["dirty"], True)
+
+    def test_a_changed_note_is_not_a_changed_harness(self):
+        before = sittings.harness_version(self.repo)
+        self.append("README.md", "two")
+        self.assertEqual(sittings.harness_version(self.repo)["dirty"], False)
+        self.git("commit", "-qam", "a note")
+        self.assertEqual(sittings.harness_version(self.repo), before)
 
     def test_outside_a_git_checkout_nothing_can_be_vouched_for(self):
         with tempfile.TemporaryDirectory() as plain:
