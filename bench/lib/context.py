@@ -18,8 +18,8 @@ class Params:
     per_mib_ms: float = 0.1       # slowtrim: per MiB discarded
     device_model: str = "exclusive"  # slowtrim --model
     queue_depth: int = 32         # slowtrim --queue-depth (queued)
-    idle_window: str = "30s"      # trimd daemon runs: trimd's default
-    idle_window_s: float = 30.0
+    idle_window: str = "40s"      # trimd daemon runs: trimd's default
+    idle_window_s: float = 40.0
     sample_interval: str = "1s"
     sample_interval_s: float = 1.0
     once_idle_window: str = "2s"  # --once runs: the disk is idle anyway

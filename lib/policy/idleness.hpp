@@ -19,7 +19,11 @@ struct IdleThresholds {
   double max_iops = 20.0;                      // reads + writes completed per second
   double max_bytes_per_sec = 1024.0 * 1024.0;  // read + write throughput
   double max_busy_fraction = 0.05;  // (ms_reading + ms_writing) per ms of wall time
-  Duration idle_window = std::chrono::seconds{30};  // quiet for this long = idle
+  // Quiet for this long = idle. Longer than the kernel's own writes after a
+  // burst (metadata written back 30-35 s after it was dirtied, xfs covering
+  // its log 30 s apart), so that they restart the window instead of killing
+  // the pass's first chunk (docs/preemption.md, "The idle window").
+  Duration idle_window = std::chrono::seconds{40};
 };
 
 // Which limit keeps a disk from being idle.
