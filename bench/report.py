@@ -156,7 +156,9 @@ def in_use_note(data):
         return ""
     return (f" On a mount in use (a file written and committed first) fstrim reaches only "
             f"{mib(in_use)} MiB: no FITRIM reaches the free space btrfs's allocation clusters "
-            f"hold until the next mount (docs/design.md), so trimd's targets compare with that.")
+            f"hold until the next mount (docs/design.md). That level moves from mount to mount, so "
+            f"trimd's targets compare with an fstrim on trimd's own mount right after its pass "
+            f"(below), where the run has one.")
 
 
 def w1_files(data):
@@ -175,7 +177,17 @@ def trimd_pass_line(r):
     return (f"{p['chunks']} chunk(s), {p['pauses']} pause(s) for foreground I/O, {redo}"
             f"{f(p.get('active_s'), 1)} s from first chunk to the end of the pass; "
             f"{mib(logged.get('bytes'))} MiB discarded in {f(logged.get('duration_s'), 1)} s of "
-            "trimming (trimd's own count).\n")
+            "trimming (trimd's own count)." + same_mount_note(r) + "\n")
+
+
+def same_mount_note(r):
+    """btrfs: what an fstrim on trimd's mount still reached after its pass."""
+    same = r.get("same_mount_fstrim")
+    if not same:
+        return ""
+    return (f" An fstrim on its mount right after the pass: {mib(same['before'])} → "
+            f"{mib(same['after'])} MiB with {same['discards']} discards (the reclaim level; "
+            f"not counted in *{SENT_HEADER[0]}*).")
 
 
 def w2_section(w2, charts, small_chunk, latency_ms):

@@ -4,7 +4,6 @@ Each target is a dict: workload, what, value (text), limit (text), met
 (True, False, "noise" when the interval of a repeated ratio straddles the
 limit, or None when the run could not measure it), why (a note).
 """
-import statistics
 
 from lib import ratios
 
@@ -145,9 +144,20 @@ def w1_takeover_targets(w1, params):
 
 
 def w1_alloc_target(fs, config, data):
-    """Against the fstrim'd twin; on btrfs, fstrim on a mount in use (what
-    FITRIM can reach there, see bench/workloads/w1_delete_storm.py)."""
+    """Against the fstrim'd twin; on btrfs, an fstrim on trimd's own mount
+    right after its pass or, from runs before that, a twin fstrim'd on a
+    mount in use (what FITRIM can reach there, see
+    bench/workloads/w1_delete_storm.py)."""
     in_use = data.get("reference_in_use")
+    same = config.get("same_mount_fstrim")
+    if same is not None:
+        t = alloc_target("W1", f"{fs}: allocation after trimd's pass vs an fstrim on its mount "
+                         "right after it", same["before"], same["after"])
+        t["why"] = (f"that fstrim sent {same['discards']} discards"
+                    + ("" if in_use is None else
+                       f"; a twin fstrim'd on a mount in use reached {in_use / 2**20:.1f} MiB "
+                       "(it moves from mount to mount)"))
+        return t
     if in_use is not None:
         return alloc_target("W1", f"{fs}: allocation after trimd vs twin fstrim'd on a mount in use",
                             config["alloc_end"], in_use)
@@ -213,7 +223,9 @@ def w1_reclaim_target(fs, tr, params):
     return target("W1", what, f"{after:.1f} s after {since}"
                   + (f" ({late:.1f} s after the load stopped)" if late >= 0.5 else ""),
                   f"≤ {allowed:.1f} s (window {params['idle_window_s']:.0f} s + pass "
-                  f"{active or 0:.1f} s + sampling)", after <= allowed)
+                  f"{active or 0:.1f} s + sampling)", after <= allowed,
+                  "to the level an fstrim on trimd's own mount reached right after its pass"
+                  if tr.get("same_mount_fstrim") else "")
 
 
 def w2_targets(w2):

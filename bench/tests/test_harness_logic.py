@@ -239,12 +239,40 @@ class W1Reclaim(unittest.TestCase):
         self.assertGreater(w1.reclaim_level(in_use, before), 450 * disks.MiB)
 
 
+class W1SameMountReclaim(unittest.TestCase):
+    def run_of(self, samples):
+        return {"t0": 10.0, "alloc_start": 1000 * disks.MiB, "alloc_samples": samples,
+                "reclaim_level": 455 * disks.MiB, "reclaimed_at": None, "reclaim_s": None}
+
+    def test_times_the_reclaim_to_what_an_fstrim_on_the_same_mount_reached(self):
+        samples = [(20.0, 1000 * disks.MiB), (90.0, 480 * disks.MiB), (95.0, 471 * disks.MiB)]
+        out = w1.same_mount_reclaim(self.run_of(samples), {"after": 466 * disks.MiB})
+        self.assertEqual(out["reclaimed_at"], 95.0)  # within 1% of the 534 MiB freed
+        self.assertEqual(out["reclaim_s"], 85.0)
+        self.assertIsNone(out["reclaimed_at_in_use"])  # the twin's verdict is kept beside it
+
+    def test_is_not_reclaimed_when_that_fstrim_still_found_much_more(self):
+        samples = [(20.0, 1000 * disks.MiB), (95.0, 480 * disks.MiB)]
+        out = w1.same_mount_reclaim(self.run_of(samples), {"after": 466 * disks.MiB})
+        self.assertIsNone(out["reclaimed_at"])
+        self.assertIsNone(out["reclaim_s"])
+
+
 class W1Alloc(unittest.TestCase):
     def test_compares_btrfs_with_the_twin_fstrimmed_on_a_mount_in_use(self):
         data = {"reference_alloc": 430 * disks.MiB, "reference_in_use": 530 * disks.MiB}
         t = report_targets.w1_alloc_target("btrfs", {"alloc_end": 472 * disks.MiB}, data)
         self.assertTrue(t["met"])
         self.assertIn("in use", t["what"])
+
+    def test_compares_btrfs_with_an_fstrim_on_trimds_own_mount_when_there_is_one(self):
+        data = {"reference_alloc": 430 * disks.MiB, "reference_in_use": 530 * disks.MiB}
+        same = {"before": 472 * disks.MiB, "after": 466 * disks.MiB, "discards": 900}
+        t = report_targets.w1_alloc_target("btrfs", {"alloc_end": 466 * disks.MiB,
+                                                     "same_mount_fstrim": same}, data)
+        self.assertFalse(t["met"])  # that fstrim still reclaimed 6 MiB: +1.3%
+        self.assertIn("its mount", t["what"])
+        self.assertIn("530.0", t["why"])
 
     def test_compares_with_the_fstrimmed_twin_otherwise(self):
         data = {"reference_alloc": 430 * disks.MiB}
