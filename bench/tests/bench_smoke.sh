@@ -73,6 +73,8 @@ fi
 say "ok: every target has a verdict"
 expect "no harness check failed" lacks FAILED "$report"
 expect "ratios to the baselines are reported" grep -q '×' "$report"
+expect "W1 btrfs judges trimd by an fstrim on its own mount after the pass" \
+    grep -qF "btrfs: allocation after trimd's pass vs an fstrim on its mount" "$report"
 expect "results.json parses" /usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
     "$out/full/results.json"
 if [[ -n $charts ]]; then
