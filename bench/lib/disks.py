@@ -284,10 +284,12 @@ class AllocationSampler(PeriodicSampler):
 
     def first_at_or_below(self, level):
         """When the allocation first reached `level` (it only goes down)."""
-        for t, value in self.samples:
-            if value <= level:
-                return t
-        return None
+        return first_at_or_below(self.samples, level)
+
+
+def first_at_or_below(samples, level):
+    """When (time, allocation) samples first reached `level`."""
+    return next((t for t, value in samples if value <= level), None)
 
 
 def last_busy(io_samples, before, max_iops, max_bytes, max_busy):

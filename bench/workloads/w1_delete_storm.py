@@ -288,16 +288,11 @@ def same_mount_reclaim(res, same):
     reached. The in-use twin's verdict stays beside it."""
     freed = max(0, res["alloc_start"] - same["after"])
     level = same["after"] + max(RECLAIM_SLACK * freed, disks.MiB)
-    reclaimed_at = first_at_or_below(res["alloc_samples"], level)
+    reclaimed_at = disks.first_at_or_below(res["alloc_samples"], level)
     return {"reclaim_level_in_use": res["reclaim_level"],
             "reclaimed_at_in_use": res["reclaimed_at"], "reclaim_s_in_use": res["reclaim_s"],
             "reclaim_level": level, "reclaimed_at": reclaimed_at,
             "reclaim_s": reclaimed_at - res["t0"] if reclaimed_at else None}
-
-
-def first_at_or_below(samples, level):
-    """When (time, allocation) samples first reached `level`."""
-    return next((t for t, value in samples if value <= level), None)
 
 
 def reclaim_level(reference, alloc_before):
