@@ -15,6 +15,7 @@ import report_fio  # noqa: E402
 import report_w5  # noqa: E402
 from report_header import header  # noqa: E402
 from report_targets import all_targets, percentile, ratio, rm_sync, target, x  # noqa: E402
+from workloads.w3_idle_throughput import pass_seconds as w3_pass_seconds  # noqa: E402
 
 MiB = 2**20
 GiB = 2**30
@@ -242,7 +243,8 @@ def reaction_line(reaction):
 
 def w3_section(w3, charts, small_chunk, _latency_ms):
     out = ["## W3: idle throughput\n",
-           "W2's template (fragmented free space, nothing else running), one full pass each. "
+           "W2's template (fragmented free space, nothing else running), one full pass each "
+           "(round 1; the pass-time target pairs more rounds of fstrim and trimd alone). "
            "*pass s* for trimd: first chunk to the end of the pass (its wall time adds start-up "
            f"and the idle window); *trimd-small*: `chunk_size = \"{small_chunk}\"`, an "
            "experiment.\n"]
@@ -250,8 +252,7 @@ def w3_section(w3, charts, small_chunk, _latency_ms):
         base = data["configs"].get("fstrim")
         rows = []
         for name, r in data["configs"].items():
-            pass_s = ((r.get("trimd_pass") or {}).get("active_s") if name.startswith("trimd")
-                      else r["run"]["wall_s"])
+            pass_s = w3_pass_seconds(name, r)
             reclaimed = r["alloc_start"] - r["alloc_end"]
             base_reclaimed = base and base["alloc_start"] - base["alloc_end"]
             s = r["slowtrim"]
@@ -265,6 +266,9 @@ def w3_section(w3, charts, small_chunk, _latency_ms):
                          f(s["discard_ns"] / 1e9, 1), f(r["run"]["cpu_s"], 3),
                          f(r.get("cpu_s_per_gib"), 3)])
         out.append(f"### {fs}\n\n{mib(data['freed'])} MiB freed.\n")
+        if len(data.get("rounds", [])) > 1:
+            out.append("Pass s per round, fstrim / trimd: " + ", ".join(
+                f"{f(r['fstrim'], 1)} / {f(r['trimd'], 1)}" for r in data["rounds"]) + ".\n")
         out.append(table(["config", "wall s", "pass s", "× fstrim", "reclaimed MiB", "× fstrim",
                           "left for stepped fstrim MiB", *SENT_HEADER, "2nd pass discards",
                           "unmapped MiB", "discarding s", "CPU s", "CPU s/GiB"], rows))

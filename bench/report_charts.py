@@ -9,6 +9,8 @@ try:
 except ImportError:  # the report is still written, without charts
     plt = None
 
+from workloads.w3_idle_throughput import pass_seconds as w3_pass_seconds
+
 MiB = 2**20
 COLORS = {"nodiscard": "tab:blue", "discard": "tab:red", "trimd": "tab:green",
           "notrim": "tab:blue", "fstrim": "tab:orange", "trimd-midpass": "tab:purple",
@@ -118,8 +120,7 @@ def w3_chart(w3, out_dir):
     for fs, data in w3["fs"].items():
         for name, r in data["configs"].items():
             labels.append(f"{fs}\n{name}")
-            active = (r.get("trimd_pass") or {}).get("active_s")
-            passes.append(active if name.startswith("trimd") and active else r["run"]["wall_s"])
+            passes.append(w3_pass_seconds(name, r) or r["run"]["wall_s"])
             walls.append(r["run"]["wall_s"])
     positions = range(len(labels))
     ax.bar([p - 0.2 for p in positions], passes, 0.4, label="pass (trimd: first chunk to end)")

@@ -5,7 +5,10 @@ Each target is a dict: workload, what, value (text), limit (text), met
 limit, or None when the run could not measure it), why (a note).
 """
 
+import statistics
+
 from lib import ratios
+from workloads.w3_idle_throughput import pass_seconds as w3_pass_seconds
 
 ALLOC_TOLERANCE = 0.01  # "trimd reclaims as much as fstrim": allocation within 1%
 W1_RM_SYNC_LIMIT = 1.10
@@ -286,25 +289,57 @@ def w2_reaction_targets(reaction):
     return out
 
 
+def w3_pass_ratio(data):
+    """trimd's pass time against fstrim's: over the paired rounds, the
+    median of the ratios with its interval; one round is compared as it is.
+    Returns (ratio, met, value text, note)."""
+    rounds = [r for r in data.get("rounds", []) if r.get("trimd") and r.get("fstrim")]
+    walls = f"wall {data['configs']['trimd']['run']['wall_s']:.1f} s with the idle wait"
+    if len(rounds) > 1:
+        trimd_s, fstrim_s = [r["trimd"] for r in rounds], [r["fstrim"] for r in rounds]
+        r, low, high = ratios.median_interval(ratios.paired(trimd_s, fstrim_s))
+        return r, ratios.judge(low, high, W3_PASS_LIMIT), \
+            f"{x(r)} [{low:.2f}–{high:.2f}] (medians {statistics.median(trimd_s):.1f} vs " \
+            f"{statistics.median(fstrim_s):.1f} s; {walls})", \
+            f"median of {len(rounds)} paired rounds, 95% interval"
+    f, t = data["configs"]["fstrim"], data["configs"]["trimd"]
+    active, base = w3_pass_seconds("trimd", t), w3_pass_seconds("fstrim", f)
+    r = ratio(active, base)
+    return r, None if r is None else r <= W3_PASS_LIMIT, \
+        f"{x(r)} ({active or 0:.1f} vs {base:.1f} s; {walls})", "one pass each"
+
+
+def w3_stepped_target(fs, configs):
+    """Against fstrim over 64 MiB ranges, where those ranges do the whole
+    work (xfs: more than one fstrim call). On btrfs they do not: its block
+    groups' logical addresses run past the device's size, beyond the ranges."""
+    f, t, stepped = configs["fstrim"], configs["trimd"], configs.get("fstrim-stepped")
+    if not stepped:
+        return None
+    reclaimed = {name: c["alloc_start"] - c["alloc_end"] for name, c in
+                 (("fstrim", f), ("stepped", stepped))}
+    if reclaimed["stepped"] < (1 - ALLOC_TOLERANCE) * reclaimed["fstrim"]:
+        return None
+    active = w3_pass_seconds("trimd", t)
+    r = ratio(active, stepped["run"]["wall_s"])
+    return target("W3", f"{fs}: trimd pass vs fstrim over 64 MiB ranges, idle",
+                  f"{x(r)} ({active or 0:.1f} vs {stepped['run']['wall_s']:.1f} s)",
+                  f"≤ {W3_PASS_LIMIT:.2f}×", None if r is None else r <= W3_PASS_LIMIT,
+                  "not in the issue: the same work where one fstrim call skips some; round 1")
+
+
 def w3_targets(w3):
     out = []
     for fs, data in w3.get("fs", {}).items():
         f, t = data["configs"].get("fstrim"), data["configs"].get("trimd")
         if not f or not t:
             continue
-        active = (t.get("trimd_pass") or {}).get("active_s")
-        r = ratio(active, f["run"]["wall_s"])
-        out.append(target("W3", f"{fs}: trimd pass vs fstrim, idle",
-                          f"{x(r)} ({active or 0:.1f} vs {f['run']['wall_s']:.1f} s; "
-                          f"wall {t['run']['wall_s']:.1f} s with the idle wait)",
-                          f"≤ {W3_PASS_LIMIT:.2f}×", None if r is None else r <= W3_PASS_LIMIT))
-        stepped = data["configs"].get("fstrim-stepped")
+        _, met, value, why = w3_pass_ratio(data)
+        out.append(target("W3", f"{fs}: trimd pass vs fstrim, idle", value,
+                          f"≤ {W3_PASS_LIMIT:.2f}×", met, why))
+        stepped = w3_stepped_target(fs, data["configs"])
         if stepped:
-            r = ratio(active, stepped["run"]["wall_s"])
-            out.append(target("W3", f"{fs}: trimd pass vs fstrim over 64 MiB ranges, idle",
-                              f"{x(r)} ({active or 0:.1f} vs {stepped['run']['wall_s']:.1f} s)",
-                              f"≤ {W3_PASS_LIMIT:.2f}×", None if r is None else r <= W3_PASS_LIMIT,
-                              "not in the issue: the same work where one fstrim call skips some"))
+            out.append(stepped)
         out.append(alloc_target("W3", f"{fs}: allocation after trimd vs fstrim", t["alloc_end"],
                                 f["alloc_end"]))
         out.append(discards_target("W3", fs, t.get("sent"), *w3_fstrim_discards(data["configs"])))

@@ -40,6 +40,7 @@ class Params:
     w2_reactions: int = 30        # single writes into chunks in flight
     w2_repeats: int = 5           # rounds of no trim / trimd configurations, ABAB...
     w3_fs: tuple = ("ext4", "xfs", "btrfs")
+    w3_rounds: int = 5            # fstrim / trimd pass-time pairs (round 1: every configuration)
     fio_fs: tuple = ("ext4", "btrfs")
     fio_jobs: tuple = ("qd1-randwrite-fsync", "qd32-randread", "qd8-randrw-70-30")
     fio_rounds: int = 5           # peers taking turns, the baseline first in each round
@@ -97,7 +98,7 @@ class Params:
                    fio_fs=("btrfs",), fio_jobs=("qd1-randwrite-fsync",), fio_rounds=1,
                    fio_seconds=2.0, fio_idle_window="1s", fio_idle_window_s=1.0, fio_async_jobs=(),
                    fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,
-                   w3_fs=("ext4",), w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds,
+                   w3_fs=("ext4",), w3_rounds=2, w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds,
                    w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=150,
                    w5_probe_s=6.0, w5_lead_s=1.0, w5_spread_s=3.0, w5_deadline_s=60.0, w5_rounds=1)
 

@@ -100,6 +100,48 @@ class W2Rounds(unittest.TestCase):
         self.assertIs(targets[0]["met"], False)
 
 
+class W3Rounds(unittest.TestCase):
+    @staticmethod
+    def config(wall_s, active_s=None, reclaimed_mib=1000):
+        c = {"run": {"wall_s": wall_s}, "alloc_start": 2000 * disks.MiB,
+             "alloc_end": (2000 - reclaimed_mib) * disks.MiB}
+        if active_s is not None:
+            c["trimd_pass"] = {"active_s": active_s}
+        return c
+
+    def w3(self, trimd_s, fstrim_s, stepped_mib=1000):
+        configs = {"fstrim": self.config(fstrim_s[0]),
+                   "fstrim-stepped": self.config(3.0, reclaimed_mib=stepped_mib),
+                   "trimd": self.config(fstrim_s[0] + 2, trimd_s[0])}
+        return {"configs": configs,
+                "rounds": [{"fstrim": f, "trimd": t} for f, t in zip(fstrim_s, trimd_s)]}
+
+    def test_the_pass_time_is_the_median_of_ratios_round_by_round(self):
+        r, met, value, why = report_targets.w3_pass_ratio(
+            self.w3([23.7, 22.2, 22.0, 22.4, 22.1], [19.9, 22.3, 22.1, 22.0, 22.2]))
+        self.assertAlmostEqual(r, 1.0, delta=0.01)
+        self.assertIs(met, "noise")  # the one slow pair reaches past 1.10 in the interval
+        self.assertIn("median of 5 paired rounds", why)
+        self.assertTrue(value.startswith("1.00× ["), value)
+
+    def test_every_round_beyond_the_limit_misses_it(self):
+        _, met, _, _ = report_targets.w3_pass_ratio(self.w3([30, 31, 29], [20, 20, 20]))
+        self.assertIs(met, False)
+
+    def test_one_round_is_compared_as_it_is(self):
+        r, met, _, why = report_targets.w3_pass_ratio(self.w3([23.7], [19.9]))
+        self.assertAlmostEqual(r, 23.7 / 19.9)
+        self.assertIs(met, False)
+        self.assertEqual(why, "one pass each")
+
+    def test_ranges_that_reclaim_less_than_one_fstrim_are_no_reference(self):
+        # btrfs: block groups at logical addresses beyond the device's size
+        w3 = self.w3([22.0], [22.0], stepped_mib=170)
+        self.assertIsNone(report_targets.w3_stepped_target("btrfs", w3["configs"]))
+        w3 = self.w3([22.0], [22.0], stepped_mib=1900)
+        self.assertIsNotNone(report_targets.w3_stepped_target("xfs", w3["configs"]))
+
+
 class FioTable(unittest.TestCase):
     @staticmethod
     def run_(p99, iops, discards=0, round_=None):
