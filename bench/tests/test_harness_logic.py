@@ -355,9 +355,19 @@ class Discards(unittest.TestCase):
 
 
 class BtrfsAsyncPeer(unittest.TestCase):
-    def run_of(self, reclaim_s, p99=3.0, discards=100):
-        return {"reclaim_s": reclaim_s, "probe": {"write": {"p99": p99}},
-                "sent": {"discards": discards}}
+    FREED = 100 * disks.MiB
+
+    def run_of(self, back_s, p99=3.0, discards=100):
+        """Allocation samples every 10 s from t0 = 0: growing with the
+        probe's writes, then down by the storm's space at `back_s`."""
+        samples = []
+        for t in range(0, 400, 10):
+            allocated = 1000 * disks.MiB + t * disks.MiB // 10
+            if back_s is not None and t >= back_s:
+                allocated -= self.FREED
+            samples.append((float(t), allocated))
+        return {"t0": 0.0, "alloc_samples": samples, "reclaim_s": None,
+                "probe": {"write": {"p99": p99}}, "sent": {"discards": discards}}
 
     def test_runs_on_btrfs_in_full_runs_only(self):
         self.assertIn("async", w1.configs_for("btrfs"))
@@ -365,18 +375,25 @@ class BtrfsAsyncPeer(unittest.TestCase):
         self.assertNotIn("async", w1.configs_for("btrfs", with_async=False))
         self.assertEqual(w1.mount_options("async", "btrfs"), "discard=async")
 
-    def test_trimd_is_held_to_reclaiming_no_later_than_async(self):
-        sooner = report_targets.w1_async_target("btrfs", self.run_of(100.0), self.run_of(210.0))
-        later = report_targets.w1_async_target("btrfs", self.run_of(220.0), self.run_of(210.0))
+    def test_the_storms_space_counts_from_the_highest_allocation_so_far(self):
+        self.assertEqual(report_targets.storm_space_back_s(self.run_of(210.0), self.FREED), 210.0)
+        self.assertIsNone(report_targets.storm_space_back_s(self.run_of(None), self.FREED))
+
+    def test_trimd_is_held_to_giving_the_storms_space_back_no_later_than_async(self):
+        sooner = report_targets.w1_async_target("btrfs", self.run_of(100.0), self.run_of(210.0),
+                                                self.FREED)
+        later = report_targets.w1_async_target("btrfs", self.run_of(220.0), self.run_of(210.0),
+                                               self.FREED)
         self.assertTrue(sooner["met"])
         self.assertFalse(later["met"])
 
-    def test_async_that_never_reclaimed_within_the_run_is_beaten_by_any_trimd_that_did(self):
-        t = report_targets.w1_async_target("btrfs", self.run_of(100.0), self.run_of(None))
+    def test_async_that_never_gave_it_back_within_the_run_is_beaten_by_any_trimd_that_did(self):
+        t = report_targets.w1_async_target("btrfs", self.run_of(100.0), self.run_of(None),
+                                           self.FREED)
         self.assertTrue(t["met"])
         self.assertIn("not within the run", t["value"])
         self.assertIsNone(report_targets.w1_async_target(
-            "btrfs", self.run_of(None), self.run_of(None))["met"])
+            "btrfs", self.run_of(None), self.run_of(None), self.FREED)["met"])
 
 
 class SecondPass(unittest.TestCase):
