@@ -31,5 +31,6 @@ class AllocationSamplerTest(unittest.TestCase):
             self.assertIsNotNone(sampler.first_at_or_below(0))
             self.assertEqual(sampler.first_at_or_below(0), sampler.samples[-1][0])
 
+
 if __name__ == "__main__":
     unittest.main()
