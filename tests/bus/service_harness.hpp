@@ -107,12 +107,18 @@ class ServiceHarness : public ::testing::Test {
                   std::chrono::milliseconds timeout = std::chrono::seconds{5});
   void pump_for(std::chrono::milliseconds how_long);
 
-  // A blocking client call, made on a helper thread while the loop runs.
+  // A blocking client call, made on a helper thread while the loop runs
+  // until it returns. The loop must not stop first: the service would stop
+  // reading and the call could never end. `f` bounds its own wait (sdbus's
+  // call timeout, run_command's limit).
   template <typename F>
   auto call(F&& f) -> decltype(f()) {
     auto future = std::async(std::launch::async, std::forward<F>(f));
-    pump_until([&] { return future.wait_for(std::chrono::seconds{0}) == std::future_status::ready; },
-               std::chrono::seconds{30});
+    const auto returned = [&] {
+      return future.wait_for(std::chrono::seconds{0}) == std::future_status::ready;
+    };
+    while (!pump_until(returned, std::chrono::minutes{1})) {
+    }
     return future.get();
   }
   // The org.trimd.trimd1.Error.* name a call fails with ("" if it succeeds).
