@@ -19,7 +19,8 @@ struct FitrimCall {
 };
 // The struct fstrim_range of the ioctl(FITRIM) `pid` is blocked in, read
 // from its memory (/proc/PID/syscall, /proc/PID/mem; needs root); nothing
-// when it is not inside FITRIM.
+// when it is not inside FITRIM, and also while it is on a CPU (the kernel
+// then says "running"): poll, do not ask once.
 std::optional<FitrimCall> fitrim_in_flight(pid_t pid);
 
 bool process_exists(pid_t pid);  // and is not a zombie
