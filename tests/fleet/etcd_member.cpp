@@ -148,7 +148,22 @@ void EtcdProcess::wait_for_listeners(const MemberPlan& plan, const std::filesyst
 // leader (handing leadership on) or of a stopped member takes seconds.
 EtcdProcess::~EtcdProcess() { kill(); }
 
-void EtcdProcess::pause() const { ::kill(pid_, SIGSTOP); }
+// kill() returns once SIGSTOP is queued; the process stops when one of its
+// threads takes the signal, and on a loaded machine the others can serve a
+// request meanwhile. The parent learns the whole group has stopped from
+// waitid(WSTOPPED), so a test that pauses etcd gets an etcd that no longer answers.
+void EtcdProcess::pause() const {
+  if (::kill(pid_, SIGSTOP) != 0) throw_errno("kill SIGSTOP etcd");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  while (std::chrono::steady_clock::now() < deadline) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WSTOPPED | WNOHANG) != 0)
+      throw_errno("waitid etcd");
+    if (info.si_pid == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds{2});
+  }
+  throw std::runtime_error("etcd " + url_ + " did not stop within 10 s of SIGSTOP");
+}
 
 void EtcdProcess::resume() const { ::kill(pid_, SIGCONT); }
 

@@ -57,7 +57,7 @@ class EtcdProcess {
   EtcdProcess& operator=(const EtcdProcess&) = delete;
   const std::string& url() const { return url_; }
   pid_t pid() const { return pid_; }
-  void pause() const;   // SIGSTOP: its sockets stay open, nothing answers
+  void pause() const;   // SIGSTOP, returned once stopped: sockets open, nothing answers
   void resume() const;  // SIGCONT
   void kill();          // SIGKILL, reaped
 
@@ -73,6 +73,8 @@ class EtcdMember {
   explicit EtcdMember(std::optional<ServerTls> tls = {}, std::vector<std::string> extra_args = {});
   const std::string& url() const { return process_->url(); }
   pid_t pid() const { return process_->pid(); }
+  void pause() const { process_->pause(); }
+  void resume() const { process_->resume(); }
 
  private:
   TempDir dir_{"trimd-etcd-"};

@@ -1,7 +1,6 @@
 // The fleet's slots between hosts, through a real etcd: two trimd hosts
 // (two coordinators, each with its own lease) on one backend with one slot.
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <vector>
 
@@ -78,12 +77,12 @@ TEST_F(FleetCoordinator, BackendsAreCountedApart) {
 }
 
 TEST_F(FleetCoordinator, AnUnreachableEtcdIsReportedToAWaitingFilesystem) {
-  ASSERT_EQ(::kill(member_->pid(), SIGSTOP), 0);
+  member_->pause();
   auto lone = host("lone");
   lone->request("fs-a", "pool-a", "/srv");
   EXPECT_TRUE(run_until([&] { return told("lone", "fs-a", SlotNews::Kind::Unreachable); }, 20s));
   EXPECT_FALSE(lone->holds("fs-a"));
-  ::kill(member_->pid(), SIGCONT);
+  member_->resume();
 }
 
 }  // namespace
