@@ -127,10 +127,7 @@ SlowDisk::~SlowDisk()
         ::close(fd_);
 }
 
-int SlowDisk::stat_backing(struct stat& st) const
-{
-    return ::fstat(fd_, &st) == 0 ? 0 : -errno;
-}
+int SlowDisk::stat_backing(struct stat& st) const { return ::fstat(fd_, &st) == 0 ? 0 : -errno; }
 
 int SlowDisk::statfs(struct statvfs& st) const
 {
@@ -173,8 +170,9 @@ long SlowDisk::read(char* buf, std::size_t len, off_t offset)
     auto waited = io_begin();
     long n = transfer_fully(fd_, buf, len, offset, ::pread);
     io_done();
-    add(n < 0 ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
-              : Counters{.reads = 1, .bytes_read = static_cast<std::uint64_t>(n), .io_wait_ns = to_ns(waited)});
+    add(n < 0
+            ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
+            : Counters{.reads = 1, .bytes_read = static_cast<std::uint64_t>(n), .io_wait_ns = to_ns(waited)});
     return n;
 }
 
@@ -186,8 +184,10 @@ long SlowDisk::write(const char* buf, std::size_t len, off_t offset)
     auto waited = io_begin();
     long n = transfer_fully(fd_, buf, len, offset, ::pwrite);
     io_done();
-    add(n < 0 ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
-              : Counters{.writes = 1, .bytes_written = static_cast<std::uint64_t>(n), .io_wait_ns = to_ns(waited)});
+    add(n < 0
+            ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
+            : Counters{
+                  .writes = 1, .bytes_written = static_cast<std::uint64_t>(n), .io_wait_ns = to_ns(waited)});
     return n;
 }
 
@@ -281,7 +281,8 @@ int SlowDisk::zero_range(int mode, off_t offset, off_t length)
     int rc = ::fallocate(fd_, mode, offset, length) == 0 ? 0 : -errno;
     io_done();
     add(rc != 0 ? Counters{.io_wait_ns = to_ns(waited), .errors = 1}
-                : Counters{.zeroouts = 1, .bytes_zeroed = static_cast<std::uint64_t>(length),
+                : Counters{.zeroouts = 1,
+                           .bytes_zeroed = static_cast<std::uint64_t>(length),
                            .io_wait_ns = to_ns(waited)});
     return rc;
 }

@@ -41,7 +41,7 @@ struct Counters {
     std::uint64_t flushes = 0;
     std::uint64_t zeroouts = 0;
     std::uint64_t bytes_zeroed = 0;
-    std::uint64_t io_wait_ns = 0;       // reads/writes/flushes stalled behind discards
+    std::uint64_t io_wait_ns = 0;  // reads/writes/flushes stalled behind discards
     std::uint64_t errors = 0;
 
     Counters& operator+=(const Counters& other);

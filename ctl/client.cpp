@@ -54,13 +54,17 @@ FilesystemInfo to_filesystem(const std::string& path, const VariantMap& variants
 
 // Errors that mean "trimd is not there", as opposed to trimd saying no.
 bool means_unreachable(const std::string& name) {
-  static constexpr std::array<const char*, 11> kNames{
-      "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-      "org.freedesktop.DBus.Error.NoServer",       "org.freedesktop.DBus.Error.Disconnected",
-      "org.freedesktop.DBus.Error.NoReply",        "org.freedesktop.DBus.Error.Timeout",
-      "org.freedesktop.DBus.Error.TimedOut",       "System.Error.ENOTCONN",
-      "System.Error.ECONNRESET",                   "System.Error.EPIPE",
-      "System.Error.ECONNREFUSED"};
+  static constexpr std::array<const char*, 11> kNames{"org.freedesktop.DBus.Error.ServiceUnknown",
+                                                      "org.freedesktop.DBus.Error.NameHasNoOwner",
+                                                      "org.freedesktop.DBus.Error.NoServer",
+                                                      "org.freedesktop.DBus.Error.Disconnected",
+                                                      "org.freedesktop.DBus.Error.NoReply",
+                                                      "org.freedesktop.DBus.Error.Timeout",
+                                                      "org.freedesktop.DBus.Error.TimedOut",
+                                                      "System.Error.ENOTCONN",
+                                                      "System.Error.ECONNRESET",
+                                                      "System.Error.EPIPE",
+                                                      "System.Error.ECONNREFUSED"};
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
@@ -135,8 +139,8 @@ class ManagerProxy final
   }
   void onInterfacesRemoved(const sdbus::ObjectPath& path,
                            const std::vector<std::string>& interfaces) override {
-    const bool filesystem_gone = std::find(interfaces.begin(), interfaces.end(),
-                                           kFilesystemInterface) != interfaces.end();
+    const bool filesystem_gone =
+        std::find(interfaces.begin(), interfaces.end(), kFilesystemInterface) != interfaces.end();
     if (filesystem_gone && router_.sink) router_.sink->on_filesystem_removed(path);
   }
 
@@ -183,7 +187,8 @@ struct Client::Impl {
   void watch_daemon_presence() {
     owner_watch = add_match(
         std::string("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
-                    "member='NameOwnerChanged',arg0='") + kBusName + "'",
+                    "member='NameOwnerChanged',arg0='") +
+            kBusName + "'",
         [this](sdbus::Message& message) {
           std::string name, old_owner, new_owner;
           message >> name >> old_owner >> new_owner;
@@ -197,7 +202,8 @@ struct Client::Impl {
     properties_watch = add_match(
         std::string("type='signal',sender='") + kBusName +
             "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-            "path_namespace='" + kManagerPath + "'",
+            "path_namespace='" +
+            kManagerPath + "'",
         [this](sdbus::Message& message) {
           if (!router.sink) return;
           std::string interface;
@@ -234,9 +240,9 @@ ManagerInfo Client::manager() {
   return impl_->call([&] {
     auto& manager = *impl_->manager;
     ManagerInfo info{manager.Version(), manager.State(), manager.BytesTrimmedTotal(), {}};
-    info.lifetime = LifetimeInfo{info.bytes_trimmed_total, manager.PassesTotal(),
-                                 manager.PreemptionsTotal(), manager.PausesTotal(),
-                                 manager.FailuresTotal()};
+    info.lifetime =
+        LifetimeInfo{info.bytes_trimmed_total, manager.PassesTotal(), manager.PreemptionsTotal(),
+                     manager.PausesTotal(), manager.FailuresTotal()};
     return info;
   });
 }
@@ -248,9 +254,8 @@ std::vector<FilesystemInfo> Client::filesystems() {
     const auto it = interfaces.find(kFilesystemInterface);
     if (it != interfaces.end()) result.push_back(to_filesystem(path, it->second));
   }
-  std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) {
-    return a.mount_point < b.mount_point;
-  });
+  std::sort(result.begin(), result.end(),
+            [](const auto& a, const auto& b) { return a.mount_point < b.mount_point; });
   return result;
 }
 
@@ -290,8 +295,8 @@ std::vector<PassInfo> Client::history(const std::string& mount_point) {
   const auto entries = impl_->call([&] { return impl_->manager->GetHistory(mount_point); });
   std::vector<PassInfo> out;
   for (const auto& e : entries)
-    out.push_back(PassInfo{e.get<0>(), e.get<1>(), e.get<2>(), e.get<3>(), e.get<4>(),
-                           e.get<5>(), e.get<6>(), e.get<7>()});
+    out.push_back(PassInfo{e.get<0>(), e.get<1>(), e.get<2>(), e.get<3>(), e.get<4>(), e.get<5>(),
+                           e.get<6>(), e.get<7>()});
   return out;
 }
 
@@ -319,8 +324,8 @@ bool Client::dispatch_until(const std::function<bool()>& done) {
     while (!done()) {
       if (connection.processPendingRequest()) continue;
       const auto poll_data = connection.getEventLoopPollData();
-      std::array<pollfd, 2> fds{{{poll_data.fd, poll_data.events, 0},
-                                 {impl_->termination->fd(), POLLIN, 0}}};
+      std::array<pollfd, 2> fds{
+          {{poll_data.fd, poll_data.events, 0}, {impl_->termination->fd(), POLLIN, 0}}};
       if (poll(fds.data(), fds.size(), poll_data.getPollTimeout()) < 0 && errno != EINTR)
         throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       if (fds[1].revents & POLLIN) return false;

@@ -77,7 +77,7 @@ struct FilesystemInfo {
   uint64_t next_trim = 0;
   bool inline_discard = false;  // synchronous online discard
   std::string discard_mode;     // "sync", "async" or ""
-  std::string takeover;         // "none", "inline", "ignored", "taken-over", "not-possible", "failed"
+  std::string takeover;  // "none", "inline", "ignored", "taken-over", "not-possible", "failed"
   std::string takeover_reason;
   uint64_t taken_over_since = 0;
   uint64_t last_trim_duration = 0;  // the last pass's wall time less its waits

@@ -102,8 +102,7 @@ std::string format_relative(uint64_t usec, uint64_t now_usec, bool one_unit) {
   return coarse_span(span, one_unit) + (future ? " left" : " ago");
 }
 
-std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec,
-                                          std::string_view none) {
+std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec, std::string_view none) {
   if (usec == 0) return std::string(none);
   return format_timestamp(usec) + "; " + format_relative(usec, now_usec);
 }

@@ -23,8 +23,7 @@ std::string format_timestamp(uint64_t usec);
 std::string format_relative(uint64_t usec, uint64_t now_usec, bool one_unit = false);
 
 // "Tue 2026-12-01 09:00 UTC; 2h left", or `none` for 0 (never / not set).
-std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec,
-                                          std::string_view none);
+std::string format_timestamp_and_relative(uint64_t usec, uint64_t now_usec, std::string_view none);
 
 // "2026-12-01 09:00:00.123" local time, for event logs.
 std::string format_log_time(uint64_t usec);

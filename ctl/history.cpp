@@ -17,9 +17,13 @@ namespace {
 // Mount points lose their middle and results their end when it is narrow;
 // start times fall back to their age.
 const std::vector<Column>& history_columns() {
-  static const std::vector<Column> kColumns{
-      {"MOUNT", Ellipsize::Middle, 12, 1}, {"STARTED"}, {"TRIMMING"}, {"WAITED"},
-      {"TRIMMED"},                        {"PREEMPTED"}, {"RESULT", Ellipsize::End, 7}};
+  static const std::vector<Column> kColumns{{"MOUNT", Ellipsize::Middle, 12, 1},
+                                            {"STARTED"},
+                                            {"TRIMMING"},
+                                            {"WAITED"},
+                                            {"TRIMMED"},
+                                            {"PREEMPTED"},
+                                            {"RESULT", Ellipsize::End, 7}};
   return kColumns;
 }
 

@@ -87,9 +87,8 @@ Pager::~Pager() {
 }
 
 std::unique_ptr<Pager> start_pager(bool stdout_tty, bool pager_wanted) {
-  const auto command =
-      pager_command([](const char* name) -> const char* { return std::getenv(name); }, stdout_tty,
-                    pager_wanted);
+  const auto command = pager_command(
+      [](const char* name) -> const char* { return std::getenv(name); }, stdout_tty, pager_wanted);
   if (!command) return nullptr;
   return std::make_unique<Pager>(*command);
 }

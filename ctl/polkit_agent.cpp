@@ -19,12 +19,14 @@ namespace {
 // must not hold the command for ever.
 constexpr int kReadyTimeoutMs = 10000;
 
-bool is_executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
+bool is_executable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0;
+}
 
 [[noreturn]] void exec_agent(const std::string& agent_path, pid_t client, int notify_fd) {
   const std::string process = std::to_string(client);
   const std::string fd = std::to_string(notify_fd);
-  std::vector<const char*> argv{agent_path.c_str(), "--process", process.c_str(), "--notify-fd",
+  std::vector<const char*> argv{agent_path.c_str(), "--process",  process.c_str(), "--notify-fd",
                                 fd.c_str(),         "--fallback", nullptr};
   execv(agent_path.c_str(), const_cast<char* const*>(argv.data()));
   _exit(127);
@@ -81,7 +83,8 @@ PolkitAgent::~PolkitAgent() {
 
 std::unique_ptr<PolkitAgent> start_polkit_agent(bool ask_password) {
   const std::string agent = find_polkit_agent();
-  if (!polkit_agent_wanted(geteuid(), isatty(STDIN_FILENO) == 1, ask_password, agent)) return nullptr;
+  if (!polkit_agent_wanted(geteuid(), isatty(STDIN_FILENO) == 1, ask_password, agent))
+    return nullptr;
   return std::make_unique<PolkitAgent>(agent);
 }
 

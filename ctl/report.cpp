@@ -113,7 +113,8 @@ Json properties_json(const PropertyMap& properties) {
 
 std::string properties_text(const PropertyMap& properties) {
   std::vector<std::string> pairs;
-  for (const auto& [name, value] : properties) pairs.push_back(name + "=" + property_text(name, value));
+  for (const auto& [name, value] : properties)
+    pairs.push_back(name + "=" + property_text(name, value));
   return join(pairs, " ");
 }
 

@@ -33,10 +33,14 @@ std::vector<FilesystemInfo> select_filesystems(std::vector<FilesystemInfo> all,
 // Mount points lose their middle, devices their "/dev/..." start, results
 // their end; the mount point, which names the row, gives up cells last.
 const std::vector<Column>& status_columns() {
-  static const std::vector<Column> kColumns{
-      {"MOUNT", Ellipsize::Middle, 12, 1}, {"TYPE"},      {"DEVICE", Ellipsize::Start, 10},
-      {"STATE"},                           {"LAST TRIM"}, {"RESULT", Ellipsize::End, 7},
-      {"NEXT TRIM"},                       {"TRIMMED"}};
+  static const std::vector<Column> kColumns{{"MOUNT", Ellipsize::Middle, 12, 1},
+                                            {"TYPE"},
+                                            {"DEVICE", Ellipsize::Start, 10},
+                                            {"STATE"},
+                                            {"LAST TRIM"},
+                                            {"RESULT", Ellipsize::End, 7},
+                                            {"NEXT TRIM"},
+                                            {"TRIMMED"}};
   return kColumns;
 }
 
@@ -81,9 +85,11 @@ std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems, b
     for (const auto& fs : filesystems)
       notes.push_back({fs.mount_point + ": " + lifetime_text(fs.lifetime)});
   for (const auto& fs : filesystems)
-    if (!fs.state_reason.empty()) notes.push_back({fs.mount_point + ": " + fs.state + ": " + fs.state_reason});
+    if (!fs.state_reason.empty())
+      notes.push_back({fs.mount_point + ": " + fs.state + ": " + fs.state_reason});
   for (const auto& fs : filesystems)
-    if (warn_about_inline_discard(fs)) notes.push_back({inline_discard_warning(fs.mount_point), Color::Yellow});
+    if (warn_about_inline_discard(fs))
+      notes.push_back({inline_discard_warning(fs.mount_point), Color::Yellow});
   for (const auto& fs : filesystems)
     if (const auto note = takeover_note(fs); !note.empty()) notes.push_back({note});
   return notes;
@@ -123,7 +129,8 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
   for (const auto& fs : filesystems) rows.push_back(status_row(fs, now));
   std::printf("%s%s", legend ? "\n" : "", render_table(status_columns(), rows, style).c_str());
   // The notes are legend too: with --no-legend a script gets the rows only.
-  const std::string notes = legend ? render_notes(status_notes(filesystems, !options.arguments.empty()), style) : "";
+  const std::string notes =
+      legend ? render_notes(status_notes(filesystems, !options.arguments.empty()), style) : "";
   if (!notes.empty()) std::printf("\n%s", notes.c_str());
 }
 

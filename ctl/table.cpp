@@ -45,8 +45,10 @@ void shrink_to(std::vector<std::size_t>& widths, const std::vector<Column>& colu
     std::size_t best = widths.size();
     for (std::size_t i = 0; i < widths.size(); ++i) {
       if (spare(columns[i], widths[i]) == 0) continue;
-      const bool earlier = best == widths.size() || columns[i].shrink_order < columns[best].shrink_order;
-      const bool roomier = best != widths.size() && columns[i].shrink_order == columns[best].shrink_order &&
+      const bool earlier =
+          best == widths.size() || columns[i].shrink_order < columns[best].shrink_order;
+      const bool roomier = best != widths.size() &&
+                           columns[i].shrink_order == columns[best].shrink_order &&
                            spare(columns[i], widths[i]) > spare(columns[best], widths[best]);
       if (earlier || roomier) best = i;
     }

@@ -161,7 +161,8 @@ int trim_and_wait(Client& client, const Options& options,
   auto unknown = watcher.follow(known, mount_points);
   if (!unknown.empty()) unknown = watcher.follow(client.filesystems(), unknown);
   if (!unknown.empty())
-    throw Failure("trimd accepted " + unknown.front() + " but does not list it; see 'trimctl status'");
+    throw Failure("trimd accepted " + unknown.front() +
+                  " but does not list it; see 'trimctl status'");
   if (watcher.targets().empty()) {
     if (!options.quiet)
       std::fprintf(stderr, "trimctl: no filesystem trimd can trim; see 'trimctl status'\n");
@@ -170,8 +171,9 @@ int trim_and_wait(Client& client, const Options& options,
 
   watcher.begin();
   if (!client.dispatch_until([&] { return watcher.done(); })) {
-    std::fprintf(stderr,
-                 "trimctl: stopped waiting; the passes go on in trimd ('trimctl cancel' stops them)\n");
+    std::fprintf(
+        stderr,
+        "trimctl: stopped waiting; the passes go on in trimd ('trimctl cancel' stops them)\n");
     return kExitFailed;
   }
   if (watcher.daemon_left())

@@ -103,8 +103,8 @@ class TerminalView final : public TrimView {
     for (const auto* target : targets)
       mount_width = std::max(mount_width, display_width(target->filesystem.mount_point));
     const std::size_t columns = terminal_.columns > 0 ? terminal_.columns : 80;
-    const std::size_t bar_width =
-        std::clamp<std::size_t>(columns > mount_width + 30 ? columns - mount_width - 30 : 0, 10, 50);
+    const std::size_t bar_width = std::clamp<std::size_t>(
+        columns > mount_width + 30 ? columns - mount_width - 30 : 0, 10, 50);
 
     // Rows, not lines, are what the cursor moves over: a result longer than
     // the terminal wraps. Progress lines are cut to fit, so they never do.
@@ -135,8 +135,9 @@ class TerminalView final : public TrimView {
     if (target.finished)
       return {result_line(target), is_success(target.result) ? Color::Green : Color::Red};
     const auto& fs = target.filesystem;
-    std::string text = fs.mount_point + std::string(mount_width - display_width(fs.mount_point), ' ') +
-                       "  " + progress_bar(fs.progress, bar_width) + " ";
+    std::string text = fs.mount_point +
+                       std::string(mount_width - display_width(fs.mount_point), ' ') + "  " +
+                       progress_bar(fs.progress, bar_width) + " ";
     const std::string percent = format_percent(fs.progress);
     text += std::string(4 - std::min<std::size_t>(4, percent.size()), ' ') + percent;
     if (const auto held = held_because(target)) text += "  " + *held;

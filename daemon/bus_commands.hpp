@@ -30,8 +30,7 @@ class Commands {
   // Manager work on a list of filesystem ids (empty = all).
   using Work = std::function<void(Manager&, const std::vector<std::string>& ids, TimePoint now)>;
 
-  Commands(Manager& manager, DaemonControl& control, Authorizer& authorizer,
-           PathInspector inspect);
+  Commands(Manager& manager, DaemonControl& control, Authorizer& authorizer, PathInspector inspect);
 
   // `call` is the message being served; `method` names it in errors.
   void run(sdbus::Result<>&& result, const sdbus::Message* call, const std::string& method,

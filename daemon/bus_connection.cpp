@@ -99,8 +99,7 @@ void BusConnection::watch_poll_data() {
 }
 
 void BusConnection::on_lost(const std::exception& error) {
-  spdlog::error("lost the D-Bus connection ({}); trimd goes on trimming without it",
-                error.what());
+  spdlog::error("lost the D-Bus connection ({}); trimd goes on trimming without it", error.what());
   lost_ = true;
   loop_.remove(fd_);
 }

@@ -34,8 +34,8 @@ void FilesystemObject::update(const FsStatus& status) {
   if (progress != names.end() && !progress_throttle_.try_send(Throttle::Clock::now())) {
     names.erase(progress);
     progress_pending_ = true;
-    progress_timer_.arm_in(std::chrono::duration_cast<Duration>(
-        progress_throttle_.wait(Throttle::Clock::now())));
+    progress_timer_.arm_in(
+        std::chrono::duration_cast<Duration>(progress_throttle_.wait(Throttle::Clock::now())));
   } else if (progress != names.end()) {
     progress_pending_ = false;
   }
@@ -62,28 +62,24 @@ void FilesystemObject::control(sdbus::Result<>&& result, const std::string& meth
 }
 
 void FilesystemObject::Trim(sdbus::Result<>&& result, bool ignore_idle) {
-  control(std::move(result), "Trim",
-          [ignore_idle](Manager& m, const auto& ids, TimePoint now) {
-            m.trim_now(ids, ignore_idle, now);
-          });
+  control(std::move(result), "Trim", [ignore_idle](Manager& m, const auto& ids, TimePoint now) {
+    m.trim_now(ids, ignore_idle, now);
+  });
 }
 
 void FilesystemObject::Pause(sdbus::Result<>&& result) {
-  control(std::move(result), "Pause", [](Manager& m, const auto& ids, TimePoint now) {
-    m.pause(ids, now);
-  });
+  control(std::move(result), "Pause",
+          [](Manager& m, const auto& ids, TimePoint now) { m.pause(ids, now); });
 }
 
 void FilesystemObject::Resume(sdbus::Result<>&& result) {
-  control(std::move(result), "Resume", [](Manager& m, const auto& ids, TimePoint now) {
-    m.resume(ids, now);
-  });
+  control(std::move(result), "Resume",
+          [](Manager& m, const auto& ids, TimePoint now) { m.resume(ids, now); });
 }
 
 void FilesystemObject::Cancel(sdbus::Result<>&& result) {
-  control(std::move(result), "Cancel", [](Manager& m, const auto& ids, TimePoint now) {
-    m.cancel(ids, now);
-  });
+  control(std::move(result), "Cancel",
+          [](Manager& m, const auto& ids, TimePoint now) { m.cancel(ids, now); });
 }
 
 }  // namespace trimd::bus

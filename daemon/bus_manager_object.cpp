@@ -44,39 +44,37 @@ const sdbus::Message* ManagerObject::current_call() const {
 
 void ManagerObject::TrimNow(sdbus::Result<>&& result, std::vector<std::string> mount_points,
                             bool ignore_idle) {
-  commands_.run_on_mount_points(
-      std::move(result), current_call(), "Manager.TrimNow", std::move(mount_points),
-      [ignore_idle](Manager& m, const auto& ids, TimePoint now) {
-        m.trim_now(ids, ignore_idle, now);
-      });
+  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.TrimNow",
+                                std::move(mount_points),
+                                [ignore_idle](Manager& m, const auto& ids, TimePoint now) {
+                                  m.trim_now(ids, ignore_idle, now);
+                                });
 }
 
 void ManagerObject::Pause(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Pause",
-                                std::move(mount_points),
-                                [](Manager& m, const auto& ids, TimePoint now) { m.pause(ids, now); });
+  commands_.run_on_mount_points(
+      std::move(result), current_call(), "Manager.Pause", std::move(mount_points),
+      [](Manager& m, const auto& ids, TimePoint now) { m.pause(ids, now); });
 }
 
 void ManagerObject::Resume(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Resume",
-                                std::move(mount_points),
-                                [](Manager& m, const auto& ids, TimePoint now) { m.resume(ids, now); });
+  commands_.run_on_mount_points(
+      std::move(result), current_call(), "Manager.Resume", std::move(mount_points),
+      [](Manager& m, const auto& ids, TimePoint now) { m.resume(ids, now); });
 }
 
 void ManagerObject::Cancel(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.Cancel",
-                                std::move(mount_points),
-                                [](Manager& m, const auto& ids, TimePoint now) { m.cancel(ids, now); });
+  commands_.run_on_mount_points(
+      std::move(result), current_call(), "Manager.Cancel", std::move(mount_points),
+      [](Manager& m, const auto& ids, TimePoint now) { m.cancel(ids, now); });
 }
 
 void ManagerObject::Reload(sdbus::Result<>&& result) {
-  commands_.run(std::move(result), current_call(), "Manager.Reload", [this]() -> Commands::Action {
-    return [this] { commands_.control().reload(); };
-  });
+  commands_.run(std::move(result), current_call(), "Manager.Reload",
+                [this]() -> Commands::Action { return [this] { commands_.control().reload(); }; });
 }
 
-void ManagerObject::NotifyFreed(sdbus::Result<>&& result, std::string mount_point,
-                                uint64_t bytes) {
+void ManagerObject::NotifyFreed(sdbus::Result<>&& result, std::string mount_point, uint64_t bytes) {
   commands_.run_on_mount_points(std::move(result), current_call(), "Manager.NotifyFreed",
                                 {std::move(mount_point)},
                                 [bytes](Manager& m, const auto& ids, TimePoint now) {
@@ -85,17 +83,15 @@ void ManagerObject::NotifyFreed(sdbus::Result<>&& result, std::string mount_poin
 }
 
 void ManagerObject::TakeOver(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.TakeOver", mount_points,
-                                [this](Manager&, const auto& ids, TimePoint) {
-                                  commands_.control().take_over(ids);
-                                });
+  commands_.run_on_mount_points(
+      std::move(result), current_call(), "Manager.TakeOver", mount_points,
+      [this](Manager&, const auto& ids, TimePoint) { commands_.control().take_over(ids); });
 }
 
 void ManagerObject::HandBack(sdbus::Result<>&& result, std::vector<std::string> mount_points) {
-  commands_.run_on_mount_points(std::move(result), current_call(), "Manager.HandBack", mount_points,
-                                [this](Manager&, const auto& ids, TimePoint) {
-                                  commands_.control().hand_back(ids);
-                                });
+  commands_.run_on_mount_points(
+      std::move(result), current_call(), "Manager.HandBack", mount_points,
+      [this](Manager&, const auto& ids, TimePoint) { commands_.control().hand_back(ids); });
 }
 
 namespace {

@@ -133,8 +133,8 @@ std::unique_ptr<BusService> make_bus_service(EventLoop& loop, Manager& manager,
   } catch (const BusNameTaken&) {
     throw;
   } catch (const std::exception& e) {
-    spdlog::warn("cannot serve {} on {}: {}; trimming goes on without the D-Bus API",
-                 bus::kBusName, where, e.what());
+    spdlog::warn("cannot serve {} on {}: {}; trimming goes on without the D-Bus API", bus::kBusName,
+                 where, e.what());
     return nullptr;
   }
 }

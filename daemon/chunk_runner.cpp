@@ -4,8 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cstring>
 #include <poll.h>
+#include <cstring>
 
 #include "log_event.hpp"
 #include "units.hpp"
@@ -39,14 +39,13 @@ struct ChunkRunner::Chunk {
   std::optional<DiscardMeter> meter;
   std::optional<PreemptionWatch> watch;
   std::optional<ChunkDeadline> deadline;
-  IoBytes io_charged;  // of its own I/O, what take_own_io() has handed out
+  IoBytes io_charged;              // of its own I/O, what take_own_io() has handed out
   std::optional<ChunkEnd> killed;  // why trimd killed it
   PreemptDecision decision;
   std::int64_t killed_at_usec = 0;
 };
 
-ChunkRunner::ChunkRunner(EventLoop& loop, Sampler sample, Duration preempt_interval,
-                         OnDone on_done)
+ChunkRunner::ChunkRunner(EventLoop& loop, Sampler sample, Duration preempt_interval, OnDone on_done)
     : loop_(loop), sample_(std::move(sample)), interval_(preempt_interval),
       on_done_(std::move(on_done)), timer_(loop, [this] {
         check_time_limits();
@@ -220,8 +219,8 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
 
   ChunkReport report;
   report.job = std::move(chunk->job);
-  report.result.elapsed = std::chrono::duration_cast<Duration>(
-      std::chrono::steady_clock::now() - chunk->started);
+  report.result.elapsed =
+      std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - chunk->started);
   const std::string& where = report.job.target.mount_point;
   if (exit.raw && exit.raw->clone_error != 0) hold_ = MountHold::MountItself;
   if (exit.raw && exit.status == 0 && exit.signal == 0) {

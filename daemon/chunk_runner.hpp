@@ -40,7 +40,7 @@ struct ChunkReport {
   ChunkEnd end = ChunkEnd::Finished;
   ChunkResult result;        // for Finished; bytes_discarded for every end
   PreemptDecision decision;  // for Preempted
-  std::string why;  // for Died
+  std::string why;           // for Died
 };
 
 class ChunkRunner {

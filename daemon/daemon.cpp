@@ -153,15 +153,9 @@ void Daemon::chunk_ended(const ChunkReport& report) {
       manager_->chunk_finished(report.job, report.result, now(), mono());
       break;
     case ChunkEnd::Preempted:
-    case ChunkEnd::Died:
-      manager_->chunk_preempted(report.job, now(), mono());
-      break;
-    case ChunkEnd::Stopped:
-      manager_->chunk_interrupted(report.job, now(), mono());
-      break;
-    case ChunkEnd::TimedOut:
-      manager_->chunk_timed_out(report.job, now(), mono());
-      break;
+    case ChunkEnd::Died: manager_->chunk_preempted(report.job, now(), mono()); break;
+    case ChunkEnd::Stopped: manager_->chunk_interrupted(report.job, now(), mono()); break;
+    case ChunkEnd::TimedOut: manager_->chunk_timed_out(report.job, now(), mono()); break;
   }
   pump();
 }
@@ -348,18 +342,19 @@ int Daemon::run() {
   const auto found = scan();
   manager_->update_filesystems(found, now());
   reconcile_takeovers(found);
-  if (!options_.once && !options_.no_bus) bus_ = make_bus_service(loop_, *manager_, *this, options_);
+  if (!options_.once && !options_.no_bus)
+    bus_ = make_bus_service(loop_, *manager_, *this, options_);
   follow_metrics_config();
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);
   const auto watchdog = start_watchdog(loop_);  // keep-alives while the loop runs
 
   const auto statuses = manager_->statuses(now());
-  log_event(EventId::DaemonStarted, spdlog::level::info,
-            {{"FILESYSTEMS", std::to_string(statuses.size())},
-             {"STATE_FILE", store_.path().string()}},
-            fmt::format("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),
-                        store_.path().string()));
+  log_event(
+      EventId::DaemonStarted, spdlog::level::info,
+      {{"FILESYSTEMS", std::to_string(statuses.size())}, {"STATE_FILE", store_.path().string()}},
+      fmt::format("trimd started: {} filesystem(s) tracked, state in {}", statuses.size(),
+                  store_.path().string()));
   sd_notify(0, "READY=1");
   pump();
   loop_.run();

@@ -39,7 +39,8 @@ void Daemon::reconcile_takeovers(const std::vector<DiscoveredFs>& found) {
 }
 
 void Daemon::hand_back_on_stop() {
-  const bool restarting = takeover_->owes_discard() && stop_is_a_restart(own_unit_job_type(kAskSystemd));
+  const bool restarting =
+      takeover_->owes_discard() && stop_is_a_restart(own_unit_job_type(kAskSystemd));
   takeover_->stop(now(), restarting);
 }
 

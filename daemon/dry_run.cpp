@@ -65,8 +65,7 @@ std::string describe_takeover(const TakeoverDecision& decision) {
       return "taken over by trimd: mounted without discard, trimd trims it";
     case TakeoverAction::Forget:
     case TakeoverAction::LetGo:
-    case TakeoverAction::Nothing:
-      break;
+    case TakeoverAction::Nothing: break;
   }
   switch (view.status) {
     case TakeoverStatus::Inline:
@@ -74,8 +73,7 @@ std::string describe_takeover(const TakeoverDecision& decision) {
              "\"takeover\" would stop that)";
     case TakeoverStatus::NotPossible:
       return "mounted with 'discard', not taken over: " + view.reason;
-    default:
-      return {};
+    default: return {};
   }
 }
 

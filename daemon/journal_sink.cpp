@@ -36,9 +36,9 @@ void JournalSink::sink_it_(const spdlog::details::log_msg& msg) {
   const auto entry = journal_entry(text, priority, kIdentifier, current_log_fields());
   std::vector<iovec> iov;
   iov.reserve(entry.size());
-  for (const auto& field : entry)
-    iov.push_back({const_cast<char*>(field.data()), field.size()});
-  if (sd_journal_sendv(iov.data(), static_cast<int>(iov.size())) < 0) write_to_stderr(priority, text);
+  for (const auto& field : entry) iov.push_back({const_cast<char*>(field.data()), field.size()});
+  if (sd_journal_sendv(iov.data(), static_cast<int>(iov.size())) < 0)
+    write_to_stderr(priority, text);
 }
 
 bool stderr_is_journal() {

@@ -36,8 +36,10 @@ const option kLongOptions[] = {
 
 std::string usage_text(const char* program) {
   return std::string("Usage: ") + program + R"( [OPTIONS]
-       )" + program + R"( --once [MOUNTPOINT...]
-       )" + program + R"( --dry-run
+       )" +
+         program + R"( --once [MOUNTPOINT...]
+       )" +
+         program + R"( --dry-run
 
 Keep SSDs and thin-provisioned storage trimmed in the background: FITRIM in
 throttled chunks, only while the disks below each filesystem are idle.
@@ -73,7 +75,10 @@ Options parse_options(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, ":c:s:fnoCVh", kLongOptions, nullptr)) != -1) {
     switch (c) {
-      case 'c': opts.config_path = optarg; opts.config_given = true; break;
+      case 'c':
+        opts.config_path = optarg;
+        opts.config_given = true;
+        break;
       case 's': opts.state_dir = optarg; break;
       case 'f': opts.foreground = true; break;
       case 'n': opts.dry_run = true; break;
@@ -87,8 +92,7 @@ Options parse_options(int argc, char** argv) {
       case 'h': opts.show_help = true; break;
       case ':':
         throw UsageError(std::string("option '") + argv[optind - 1] + "' needs an argument");
-      default:
-        throw UsageError(std::string("unknown option '") + argv[optind - 1] + "'");
+      default: throw UsageError(std::string("unknown option '") + argv[optind - 1] + "'");
     }
   }
   for (int i = optind; i < argc; ++i) opts.once_mount_points.emplace_back(argv[i]);

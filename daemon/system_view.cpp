@@ -27,8 +27,7 @@ Discovery SystemView::scan() {
   }
   // fstab only adds opt-outs (X-trimd.skip): a missing one is normal.
   auto fstab = read_text_file("/etc/fstab").value_or("");
-  return discover_filesystems(parse_mountinfo(*mountinfo), parse_fstab(fstab), inventory_,
-                              prober_);
+  return discover_filesystems(parse_mountinfo(*mountinfo), parse_fstab(fstab), inventory_, prober_);
 }
 
 std::vector<DiskStat> SystemView::diskstats() {

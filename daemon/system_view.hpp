@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "block_topology.hpp"
-#include "diskstats.hpp"
 #include "discovery.hpp"
+#include "diskstats.hpp"
 #include "fs_probe.hpp"
 
 namespace trimd {

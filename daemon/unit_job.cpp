@@ -71,7 +71,8 @@ std::optional<std::string> own_unit_job_type(std::chrono::milliseconds timeout) 
   Error error;
   char* type = nullptr;
   if (sd_bus_get_property_string(bus.get(), kSystemd, job->c_str(), "org.freedesktop.systemd1.Job",
-                                 "JobType", &error.error, &type) < 0 || !type)
+                                 "JobType", &error.error, &type) < 0 ||
+      !type)
     return std::nullopt;
   std::string result(type);
   std::free(type);

@@ -38,7 +38,8 @@ UdevWatcher::UdevWatcher(EventLoop& loop, std::function<void()> on_change) : loo
     return;
   }
   monitor_ = udev_monitor_new_from_netlink(udev_, "udev");
-  if (!monitor_ || udev_monitor_filter_add_match_subsystem_devtype(monitor_, "block", nullptr) < 0 ||
+  if (!monitor_ ||
+      udev_monitor_filter_add_match_subsystem_devtype(monitor_, "block", nullptr) < 0 ||
       udev_monitor_enable_receiving(monitor_) < 0) {
     spdlog::warn("cannot listen to udev events: {}", std::strerror(errno));
     return;

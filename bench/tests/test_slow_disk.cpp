@@ -105,7 +105,8 @@ TEST_F(ASlowDisk, DoesNotGrowPastItsSize)
     char byte = 'x';
     EXPECT_EQ(disk.write(&byte, 1, static_cast<off_t>(8 * mib)), -ENOSPC);
     EXPECT_EQ(disk.read(&byte, 1, static_cast<off_t>(8 * mib)), 0);
-    EXPECT_EQ(disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(9 * mib)), -ENOSPC);
+    EXPECT_EQ(disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(9 * mib)),
+              -ENOSPC);
     EXPECT_EQ(fs::file_size(backing_), 8 * mib);
 }
 
@@ -118,7 +119,8 @@ TEST_F(ASlowDisk, PunchesTheHoleAndCountsWhatTheBackingFileLost)
     std::uint64_t before = allocated();
     // Half of the range is data, half was never written.
     ASSERT_EQ(disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(mib),
-                             static_cast<off_t>(2 * mib)), 0);
+                             static_cast<off_t>(2 * mib)),
+              0);
     Counters c = disk.counters();
     EXPECT_EQ(c.discards, 1U);
     EXPECT_EQ(c.bytes_discarded, 2 * mib);
@@ -133,7 +135,8 @@ TEST_F(ASlowDisk, SpendsAtLeastTheDiscardCostOnEveryDiscard)
     auto start = std::chrono::steady_clock::now();
     for (off_t i = 0; i < 3; ++i)
         ASSERT_EQ(disk.fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, i * static_cast<off_t>(mib),
-                                 static_cast<off_t>(mib)), 0);
+                                 static_cast<off_t>(mib)),
+                  0);
     auto elapsed = std::chrono::steady_clock::now() - start;
     Counters c = disk.counters();
     EXPECT_GE(elapsed, 3 * 15ms);
@@ -242,9 +245,17 @@ TEST(ADrainLock, LetsAWaitingDiscardInBeforeNewReaders)
         order.push_back(who);
     };
     lock.lock_shared();
-    std::thread writer([&] { lock.lock(); record('W'); lock.unlock(); });
+    std::thread writer([&] {
+        lock.lock();
+        record('W');
+        lock.unlock();
+    });
     std::this_thread::sleep_for(100ms);
-    std::thread reader([&] { lock.lock_shared(); record('R'); lock.unlock_shared(); });
+    std::thread reader([&] {
+        lock.lock_shared();
+        record('R');
+        lock.unlock_shared();
+    });
     std::this_thread::sleep_for(100ms);
     record('0');
     lock.unlock_shared();

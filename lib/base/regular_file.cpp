@@ -44,8 +44,8 @@ std::optional<std::string> read_regular_file(const std::string& path, std::size_
   if (!S_ISREG(st.st_mode))
     throw FileRefused(fmt::format("is {}, not a regular file", kind_of(st.st_mode)));
   const auto too_large = [&] {
-    return FileRefused(fmt::format("is larger than {}, the most trimd reads",
-                                   format_size(max_bytes)));
+    return FileRefused(
+        fmt::format("is larger than {}, the most trimd reads", format_size(max_bytes)));
   };
   if (static_cast<std::size_t>(st.st_size) > max_bytes) throw too_large();
   std::string text;

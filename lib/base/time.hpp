@@ -43,7 +43,9 @@ inline std::int64_t to_usec(TimePoint t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
 // Saturates outside TimePoint's range (see saturating_add).
-inline TimePoint from_usec(std::int64_t usec) { return saturating_add(TimePoint{}, Duration{usec}); }
+inline TimePoint from_usec(std::int64_t usec) {
+  return saturating_add(TimePoint{}, Duration{usec});
+}
 
 // The longest duration a configuration may set, and the latest time a state
 // file may hold: far enough for any real policy, and far enough from the

@@ -41,9 +41,9 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 // six digits keep fraction * multiplier inside 64 bits for every unit we know.
 struct Decimal {
   std::uint64_t whole = 0;
-  std::uint64_t fraction = 0;     // the kept digits after the point
+  std::uint64_t fraction = 0;        // the kept digits after the point
   std::uint64_t fraction_scale = 1;  // 10 ^ number of kept digits
-  bool too_large = false;         // the whole part does not fit 64 bits
+  bool too_large = false;            // the whole part does not fit 64 bits
 };
 
 constexpr int max_fraction_digits = 6;
@@ -83,7 +83,8 @@ std::string_view take_letters(std::string_view& s) {
 std::optional<std::uint64_t> scale(const Decimal& number, std::uint64_t multiplier) {
   std::uint64_t whole = 0;
   std::uint64_t total = 0;
-  if (number.too_large || __builtin_mul_overflow(number.whole, multiplier, &whole)) return std::nullopt;
+  if (number.too_large || __builtin_mul_overflow(number.whole, multiplier, &whole))
+    return std::nullopt;
   // fraction < fraction_scale: split the multiplier so that 0.5 EiB
   // (2^60 times six digits) does not overflow on the way.
   const std::uint64_t per_scale = multiplier / number.fraction_scale;
@@ -127,18 +128,39 @@ constexpr std::int64_t usec_per_week = 7 * usec_per_day;
 
 // What parse_duration accepts: systemd's spellings (case matters: "m" is minutes).
 constexpr std::array<DurationUnit, 22> duration_spellings{{
-    {"us", 1}, {"usec", 1}, {"ms", 1000}, {"msec", 1000},
-    {"s", usec_per_sec}, {"sec", usec_per_sec}, {"second", usec_per_sec}, {"seconds", usec_per_sec},
-    {"min", usec_per_min}, {"m", usec_per_min}, {"minute", usec_per_min}, {"minutes", usec_per_min},
-    {"h", usec_per_hour}, {"hr", usec_per_hour}, {"hour", usec_per_hour}, {"hours", usec_per_hour},
-    {"d", usec_per_day}, {"day", usec_per_day}, {"days", usec_per_day},
-    {"w", usec_per_week}, {"week", usec_per_week}, {"weeks", usec_per_week},
+    {"us", 1},
+    {"usec", 1},
+    {"ms", 1000},
+    {"msec", 1000},
+    {"s", usec_per_sec},
+    {"sec", usec_per_sec},
+    {"second", usec_per_sec},
+    {"seconds", usec_per_sec},
+    {"min", usec_per_min},
+    {"m", usec_per_min},
+    {"minute", usec_per_min},
+    {"minutes", usec_per_min},
+    {"h", usec_per_hour},
+    {"hr", usec_per_hour},
+    {"hour", usec_per_hour},
+    {"hours", usec_per_hour},
+    {"d", usec_per_day},
+    {"day", usec_per_day},
+    {"days", usec_per_day},
+    {"w", usec_per_week},
+    {"week", usec_per_week},
+    {"weeks", usec_per_week},
 }};
 
 // What format_duration prints, largest first.
 constexpr std::array<DurationUnit, 7> duration_units{{
-    {"w", usec_per_week}, {"d", usec_per_day}, {"h", usec_per_hour}, {"min", usec_per_min},
-    {"s", usec_per_sec}, {"ms", 1000}, {"us", 1},
+    {"w", usec_per_week},
+    {"d", usec_per_day},
+    {"h", usec_per_hour},
+    {"min", usec_per_min},
+    {"s", usec_per_sec},
+    {"ms", 1000},
+    {"us", 1},
 }};
 
 std::optional<std::int64_t> duration_multiplier(std::string_view name) {
@@ -156,14 +178,16 @@ std::invalid_argument not_a_duration(std::string_view text) {
 
 std::invalid_argument not_a_window(std::string_view text) {
   return std::invalid_argument(fmt::format(
-      "\"{}\" is not a time window (use \"HH:MM-HH:MM\" in local time, e.g. \"01:00-06:00\")", text));
+      "\"{}\" is not a time window (use \"HH:MM-HH:MM\" in local time, e.g. \"01:00-06:00\")",
+      text));
 }
 
 // "H:MM" or "HH:MM" -> minutes after midnight; "24:00" is midnight too, so
 // that "22:00-24:00" reads as it is meant.
 std::optional<int> parse_clock_time(std::string_view s) {
   const auto colon = s.find(':');
-  if (colon == std::string_view::npos || colon < 1 || colon > 2 || s.size() != colon + 3) return std::nullopt;
+  if (colon == std::string_view::npos || colon < 1 || colon > 2 || s.size() != colon + 3)
+    return std::nullopt;
   for (std::size_t i = 0; i < s.size(); ++i)
     if (i != colon && !is_digit(s[i])) return std::nullopt;
   int hour = 0;
@@ -196,7 +220,8 @@ std::uint64_t parse_size(std::string_view text) {
 Duration parse_duration(std::string_view text) {
   std::string_view rest = strip_spaces(text);
   const auto too_long = [&] {
-    return std::invalid_argument(fmt::format("\"{}\" is too long (at most about 292000 years)", text));
+    return std::invalid_argument(
+        fmt::format("\"{}\" is too long (at most about 292000 years)", text));
   };
   std::uint64_t total = 0;
   bool first = true;
@@ -214,7 +239,8 @@ Duration parse_duration(std::string_view text) {
     rest = strip_spaces(rest);
     first = false;
   } while (!rest.empty());
-  if (total > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) throw too_long();
+  if (total > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw too_long();
   return Duration{static_cast<std::int64_t>(total)};
 }
 
@@ -260,10 +286,12 @@ std::string format_duration(Duration d) {
   // Two units are enough for a log line ("1h 30min"): round to the second one.
   if (const auto i = leading(); i + 1 < duration_units.size()) {
     const auto step = duration_units[i + 1].usec;
-    if (usec <= std::numeric_limits<std::int64_t>::max() - step / 2) usec = (usec + step / 2) / step * step;
+    if (usec <= std::numeric_limits<std::int64_t>::max() - step / 2)
+      usec = (usec + step / 2) / step * step;
   }
   const auto i = leading();
-  std::string out = sign + fmt::format("{}{}", usec / duration_units[i].usec, duration_units[i].name);
+  std::string out =
+      sign + fmt::format("{}{}", usec / duration_units[i].usec, duration_units[i].name);
   if (i + 1 < duration_units.size()) {
     const auto& next = duration_units[i + 1];
     if (const auto rest = usec % duration_units[i].usec / next.usec; rest != 0)

@@ -167,8 +167,7 @@ void Manager::update_filesystems(std::vector<DiscoveredFs> found, TimePoint now)
                 fs->cannot_discard() ? spdlog::level::warn : spdlog::level::info,
                 event_fields(fs->fs, {{"REASON", fs->untrimmable_reason()}}),
                 fmt::format("{}: not trimming {} on {}: {}", fs->fs.mount.mount_point,
-                            fs->fs.mount.fs_type, fs->fs.mount.source,
-                            fs->untrimmable_reason()));
+                            fs->fs.mount.fs_type, fs->fs.mount.source, fs->untrimmable_reason()));
     if (record.cursor && fs->trimmable() && !cursor_in_range(fs->fs.geometry, *record.cursor)) {
       spdlog::warn("{}: the saved cursor {} lies beyond the filesystem; its pass starts over",
                    fs->fs.mount.mount_point, *record.cursor);
@@ -261,16 +260,15 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
     set_wait(fs, Wait{pass.backoff, {}, {}}, now);
     return false;
   }
-  const auto busy = pass.ignore_idle ? std::nullopt
-                                     : idleness_.first_busy(fs.fs.disk_names(), now);
+  const auto busy = pass.ignore_idle ? std::nullopt : idleness_.first_busy(fs.fs.disk_names(), now);
   const bool gentle = busy && is_overdue(fs.policy.schedule, fs.due, now);
   if (busy && !gentle) {
     if (fs.wait.reason != WaitReason::DisksBusy && pass.chunks > 0) {
       ++pass.foreground_pauses;
       log_event(EventId::PassPaused, spdlog::level::debug,
                 event_fields(fs.fs, {{"DISK", busy->disk}}),
-                fmt::format("{}: foreground I/O on {}, pausing the pass",
-                            fs.fs.mount.mount_point, busy->disk));
+                fmt::format("{}: foreground I/O on {}, pausing the pass", fs.fs.mount.mount_point,
+                            busy->disk));
     } else if (fs.wait.reason != WaitReason::DisksBusy) {
       // No chunk done yet, so no pause: still the decision to wait, for
       // whoever must know that trimd looked and held back.
@@ -284,8 +282,8 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   }
   if (gentle && !pass.gentle)
     spdlog::warn("{}: overdue since {}; trimming gently although the disks are busy",
-                 fs.fs.mount.mount_point, format_duration(std::chrono::duration_cast<Duration>(
-                                              now - fs.due)));
+                 fs.fs.mount.mount_point,
+                 format_duration(std::chrono::duration_cast<Duration>(now - fs.due)));
   pass.gentle = gentle;
   if (!disks_free(fs)) {
     set_wait(fs, Wait{WaitReason::DiskShared, {}, {}}, now);

@@ -60,21 +60,21 @@ struct FsStatus {
   std::string uuid;
   std::vector<std::string> backing_disks;
   FsState state = FsState::Scheduled;
-  std::string state_reason;  // why waiting, disabled, unsupported or in error
+  std::string state_reason;                      // why waiting, disabled, unsupported or in error
   WaitingFor waiting_for = WaitingFor::Nothing;  // while Waiting or Paused
-  std::string busy_disk;   // disks_busy: which disk ...
-  IdleLimit busy_limit = IdleLimit::Unseen;  // ... and which limit it is over
-  double progress = 0;       // 0..1 of the current (or last) pass
+  std::string busy_disk;                         // disks_busy: which disk ...
+  IdleLimit busy_limit = IdleLimit::Unseen;      // ... and which limit it is over
+  double progress = 0;                           // 0..1 of the current (or last) pass
   std::uint64_t size = 0;
   std::optional<TimePoint> last_trim_start;
   std::optional<TimePoint> last_trim_end;
   std::optional<PassOutcome> last_result;  // none = never trimmed
   std::uint64_t last_bytes_trimmed = 0;
   std::optional<TimePoint> next_trim;  // when the next pass is due (none while one runs)
-  bool inline_discard = false;  // discard_mode == Sync
+  bool inline_discard = false;         // discard_mode == Sync
   DiscardMode discard_mode = DiscardMode::None;
   TakeoverView takeover;  // what trimd did about synchronous discard
-  bool gentle = false;  // overdue and trimmed while the disks are busy
+  bool gentle = false;    // overdue and trimmed while the disks are busy
   // The last complete pass: its wall time split into trimming and waiting.
   Duration last_trimming{0};
   Duration last_waited{0};
@@ -268,8 +268,7 @@ class Manager {
   // The remembered passes of the filesystem at `mount_point` (tracked or
   // only in the state file; the newest record wins), oldest first; every
   // remembered filesystem's when empty. Throws ManagerError NotFound.
-  std::vector<std::pair<std::string, PassHistoryEntry>> history(
-      std::string_view mount_point) const;
+  std::vector<std::pair<std::string, PassHistoryEntry>> history(std::string_view mount_point) const;
   // True while any pass is active (running, waiting for idleness or paused).
   bool passes_active() const;
   // Results of passes finished since start: id -> result.

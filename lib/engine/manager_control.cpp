@@ -35,9 +35,9 @@ void Manager::trim_now(const std::vector<std::string>& ids, bool ignore_idle, Ti
   if (!ids.empty()) {
     for (Tracked* fs : targets)
       if (fs->unsupported || fs->fs.unsupported_reason)
-        throw ManagerError(ManagerError::Kind::NotSupported,
-                           fs->fs.mount.mount_point + " cannot be trimmed: " +
-                               fs->untrimmable_reason());
+        throw ManagerError(
+            ManagerError::Kind::NotSupported,
+            fs->fs.mount.mount_point + " cannot be trimmed: " + fs->untrimmable_reason());
   }
   for (Tracked* fs : targets) {
     if (ids.empty() && !fs->trimmable()) continue;

@@ -146,15 +146,14 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
                            {"CHUNKS", std::to_string(pass.chunks)},
                            {"PAUSES", std::to_string(pass.foreground_pauses)},
                            {"REPORTED_BYTES", std::to_string(pass.bytes_reported)}});
-  log_event(failed ? EventId::PassFailed : EventId::PassFinished,
-            outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn,
-            fields,
-            fmt::format("{}: trim pass {}: {} discarded (FITRIM reported {}) in {} (waited {}), "
-                        "{} chunks, {} pauses for foreground I/O, {} chunks preempted",
-                        fs.fs.mount.mount_point, text, format_size(pass.bytes_discarded),
-                        format_size(pass.bytes_reported), format_duration(trimming),
-                        format_duration(waited), pass.chunks, pass.foreground_pauses,
-                        pass.preemptions));
+  log_event(
+      failed ? EventId::PassFailed : EventId::PassFinished,
+      outcome.result == PassResult::Success ? spdlog::level::info : spdlog::level::warn, fields,
+      fmt::format("{}: trim pass {}: {} discarded (FITRIM reported {}) in {} (waited {}), "
+                  "{} chunks, {} pauses for foreground I/O, {} chunks preempted",
+                  fs.fs.mount.mount_point, text, format_size(pass.bytes_discarded),
+                  format_size(pass.bytes_reported), format_duration(trimming),
+                  format_duration(waited), pass.chunks, pass.foreground_pauses, pass.preemptions));
   // The split of the time is on the bus before TrimFinished.
   notify(fs, now);
   for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, outcome, bytes, elapsed);
@@ -204,15 +203,15 @@ void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mo
   spdlog::warn("{}: a chunk of {} at offset {} ran past its time limit of {}; retrying it {}",
                fs.fs.mount.mount_point, format_size(job.range.len), job.range.start,
                format_duration(job.time_limit),
-               could_not_shrink ? "with a time limit of " +
-                                      format_duration(chunk_time_limit(fs.policy,
-                                                                       pass.limit_doublings))
+               could_not_shrink ? "with a time limit of " + format_duration(chunk_time_limit(
+                                                                fs.policy, pass.limit_doublings))
                                 : std::string("smaller"));
   if (++pass.timed_out_in_a_row >= kMaxTimeoutsInARow)
-    finish_pass(fs, PassOutcome{PassResult::Failed,
-                                "chunks keep running past the time limit of " +
-                                    format_duration(job.time_limit) + "; raise chunk_time"},
-                now);
+    finish_pass(
+        fs,
+        PassOutcome{PassResult::Failed, "chunks keep running past the time limit of " +
+                                            format_duration(job.time_limit) + "; raise chunk_time"},
+        now);
   else
     record_progress(fs);
   after_chunk(fs, now);

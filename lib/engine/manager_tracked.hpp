@@ -51,16 +51,16 @@ struct Pass {
   unsigned foreground_pauses = 0;  // times it stopped between chunks for foreground I/O
   unsigned preemptions = 0;        // chunks killed for foreground I/O
   unsigned preempted_in_a_row = 0;
-  unsigned timed_out_in_a_row = 0;  // chunks killed for their time limit
+  unsigned timed_out_in_a_row = 0;   // chunks killed for their time limit
   std::uint64_t timed_out_len = 0;   // the length of the last one
   unsigned limit_doublings = 0;      // chunk_time_limit(): for chunks that cannot shrink
   std::uint64_t shrink_cap = 0;      // after repeated preemptions: chunk length cap (0 = none)
   std::uint64_t last_chunk_len = 0;  // 0 before the first chunk
   bool forced = false;               // asked for (TrimNow, --once), not just due
   bool ignore_idle = false;
-  bool cancel_requested = false;     // finished when the chunk in flight reports back
-  bool gentle = false;               // overdue: trimming although the disks are busy
-  SteadyPoint not_before{};          // pacing and retry backoff, on the monotonic clock
+  bool cancel_requested = false;            // finished when the chunk in flight reports back
+  bool gentle = false;                      // overdue: trimming although the disks are busy
+  SteadyPoint not_before{};                 // pacing and retry backoff, on the monotonic clock
   WaitReason backoff = WaitReason::Pacing;  // what not_before is for
   // TrimStarted: sent once its first chunk has been handed out (pending
   // between the hand-out and the status that says "trimming").

@@ -24,7 +24,8 @@ void note_discard(DiscoveredFs& fs, bool discard) {
   auto& options = fs.mount.super_options;
   options.erase(std::remove_if(options.begin(), options.end(),
                                [](const std::string& o) {
-                                 return o == "discard" || o == "nodiscard" || o.rfind("discard=", 0) == 0;
+                                 return o == "discard" || o == "nodiscard" ||
+                                        o.rfind("discard=", 0) == 0;
                                }),
                 options.end());
   if (discard) options.emplace_back("discard");
@@ -53,7 +54,8 @@ TakeoverFacts TakeoverController::facts_for(const DiscoveredFs& fs, TimePoint no
   if (const auto it = released_.find(fs.id); it != released_.end())
     facts.released_reason = it->second;
   const auto& records = manager_.persistent_state();
-  if (const auto it = records.find(fs.id); it != records.end()) facts.record = it->second.taken_over;
+  if (const auto it = records.find(fs.id); it != records.end())
+    facts.record = it->second.taken_over;
   return facts;
 }
 
@@ -69,10 +71,12 @@ bool TakeoverController::remount(const DiscoveredFs& fs, bool discard, TakeoverV
   const std::string& where = fs.mount.mount_point;
   switch (outcome.result) {
     case RemountResult::Done:
-      if (const auto it = mounted_.find(fs.id); it != mounted_.end()) note_discard(it->second, discard);
-      spdlog::info("{}: {}", where, discard ? "inline discard handed back (remounted with discard)"
-                                            : "inline discard taken over (remounted with nodiscard); "
-                                              "trimd trims it instead");
+      if (const auto it = mounted_.find(fs.id); it != mounted_.end())
+        note_discard(it->second, discard);
+      spdlog::info("{}: {}", where,
+                   discard ? "inline discard handed back (remounted with discard)"
+                           : "inline discard taken over (remounted with nodiscard); "
+                             "trimd trims it instead");
       return true;
     case RemountResult::Ignored:
       view = {TakeoverStatus::NotPossible, outcome.message, std::nullopt};
@@ -81,8 +85,8 @@ bool TakeoverController::remount(const DiscoveredFs& fs, bool discard, TakeoverV
       view = {TakeoverStatus::Failed, outcome.message, std::nullopt};
       break;
   }
-  spdlog::error("{}: cannot {}: {}", where, discard ? "hand back inline discard" : "take over inline discard",
-                outcome.message);
+  spdlog::error("{}: cannot {}: {}", where,
+                discard ? "hand back inline discard" : "take over inline discard", outcome.message);
   return false;
 }
 
@@ -98,7 +102,8 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
     case TakeoverAction::Nothing:
       if (const auto status = manager_.status(fs.id, now);
           view.status == TakeoverStatus::NotPossible && status && status->takeover != view)
-        spdlog::warn("{}: mounted with 'discard', not taken over: {}", fs.mount.mount_point, view.reason);
+        spdlog::warn("{}: mounted with 'discard', not taken over: {}", fs.mount.mount_point,
+                     view.reason);
       manager_.set_takeover(fs.id, view, record, now);
       return false;
     case TakeoverAction::Adopt: {
@@ -125,7 +130,8 @@ bool TakeoverController::carry_out(const DiscoveredFs& fs, const TakeoverDecisio
       return done;
     }
     case TakeoverAction::HandBack: {
-      TakeoverView kept{TakeoverStatus::TakenOver, {}, record ? std::optional{record->since} : std::nullopt};
+      TakeoverView kept{
+          TakeoverStatus::TakenOver, {}, record ? std::optional{record->since} : std::nullopt};
       const bool done = remount(fs, true, kept);
       manager_.set_takeover(fs.id, done ? view : kept, done ? std::nullopt : record, now);
       return done;
@@ -209,7 +215,8 @@ void TakeoverController::hand_back(const std::vector<std::string>& ids, TimePoin
     released_[fs->id] = "handed back on request";
     const bool remounted = carry_out(*fs, decision, TakeoverOrigin::Request, now);
     if (decision.action == TakeoverAction::HandBack && !remounted)
-      throw std::runtime_error(fs->mount.mount_point + ": the remount with discard failed; see the log");
+      throw std::runtime_error(fs->mount.mount_point +
+                               ": the remount with discard failed; see the log");
   }
 }
 
@@ -225,9 +232,10 @@ void TakeoverController::stop(TimePoint now, bool restarting) {
       continue;
     }
     if (!manager_.config().trim.hand_back_on_stop) {
-      spdlog::warn("{}: stays without inline discard while trimd is stopped (hand_back_on_stop = "
-                   "false); the next start takes it up again",
-                   fs.mount.mount_point);
+      spdlog::warn(
+          "{}: stays without inline discard while trimd is stopped (hand_back_on_stop = "
+          "false); the next start takes it up again",
+          fs.mount.mount_point);
       continue;
     }
     carry_out(fs, decision, TakeoverOrigin::Request, now);

@@ -55,7 +55,7 @@ class TakeoverController {
   std::map<std::string, DiscoveredFs> mounted_;  // by id, as of the last reconcile
   std::vector<FstabEntry> fstab_;
   std::map<std::string, std::string> released_;  // handed back on request or let go: why
-  std::map<std::string, TakeoverView> failed_;  // remount failed: not retried until a reload
+  std::map<std::string, TakeoverView> failed_;   // remount failed: not retried until a reload
 };
 
 }  // namespace trimd

@@ -104,8 +104,8 @@ RemountOutcome FsconfigRemounter::set_discard(const RemountTarget& target, bool 
   const auto mode = mode_now(target.mount_point);
   if (!mode) return failed("no longer in /proc/self/mountinfo");
   if (*mode != discard_mode_after(discard))
-    return {RemountResult::Ignored,
-            std::string("the kernel accepted '") + option + "' but kept the filesystem's discard option"};
+    return {RemountResult::Ignored, std::string("the kernel accepted '") + option +
+                                        "' but kept the filesystem's discard option"};
   return {};
 }
 

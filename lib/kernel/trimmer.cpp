@@ -71,8 +71,7 @@ TrimStatus classify_trim_errno(int error, std::uint64_t range_start) {
     case EOPNOTSUPP:
     case ENOTTY:
     case ENOSYS:
-    case EBADF:
-      return TrimStatus::Unsupported;
+    case EBADF: return TrimStatus::Unsupported;
     // The mount point vanished, was replaced by something else, or its
     // device went away. EROFS belongs here too: the mount cannot take a trim
     // in its current state (xfs mounted with norecovery), but a remount
@@ -83,12 +82,9 @@ TrimStatus classify_trim_errno(int error, std::uint64_t range_start) {
     case ESTALE:
     case ENOTDIR:
     case ELOOP:  // a symlink where a directory of the mount point was
-    case EROFS:
-      return TrimStatus::Gone;
-    case EINVAL:
-      return range_start > 0 ? TrimStatus::PastEnd : TrimStatus::Error;
-    default:
-      return TrimStatus::Error;
+    case EROFS: return TrimStatus::Gone;
+    case EINVAL: return range_start > 0 ? TrimStatus::PastEnd : TrimStatus::Error;
+    default: return TrimStatus::Error;
   }
 }
 
@@ -175,8 +171,7 @@ TrimOutcome outcome_of(const RawTrim& raw, const TrimTarget& target, const TrimR
                      where + " is no longer the mount trimd found (now " +
                          what_is_there(static_cast<IdentityMismatch>(raw.mismatch)) +
                          "): not trimming");
-    default:
-      return syscall_failure("FITRIM on " + where + " failed", raw.error, range.start);
+    default: return syscall_failure("FITRIM on " + where + " failed", raw.error, range.start);
   }
 }
 

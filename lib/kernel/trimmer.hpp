@@ -49,10 +49,10 @@ struct RawTrim {
     WrongMount = 5
   };
   std::int32_t step = Done;
-  std::int32_t error = 0;            // errno of the failed step
-  std::uint64_t bytes = 0;           // range.len as the kernel wrote it back
-  std::uint64_t seen_device = 0;     // st_dev found at the mount point (WrongDevice)
-  std::int32_t mismatch = 0;         // IdentityMismatch (WrongMount)
+  std::int32_t error = 0;         // errno of the failed step
+  std::uint64_t bytes = 0;        // range.len as the kernel wrote it back
+  std::uint64_t seen_device = 0;  // st_dev found at the mount point (WrongDevice)
+  std::int32_t mismatch = 0;      // IdentityMismatch (WrongMount)
   // errno of open_tree when no detached copy of the mount could be made and
   // FITRIM ran on the mount itself (which then stays busy for umount); 0 else.
   std::int32_t clone_error = 0;

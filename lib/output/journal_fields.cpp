@@ -83,7 +83,8 @@ bool journal_stream_matches(std::string_view journal_stream, dev_t fd_dev, ino_t
   if (!parse_whole(journal_stream.substr(0, colon), dev) ||
       !parse_whole(journal_stream.substr(colon + 1), ino))
     return false;
-  return dev == static_cast<unsigned long long>(fd_dev) && ino == static_cast<unsigned long long>(fd_ino);
+  return dev == static_cast<unsigned long long>(fd_dev) &&
+         ino == static_cast<unsigned long long>(fd_ino);
 }
 
 }  // namespace trimd

@@ -19,10 +19,14 @@ namespace {
 std::string escape_label(std::string_view value) {
   std::string out;
   for (const char c : escape_bytes(value)) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -106,8 +110,8 @@ void render_lifetimes(std::string& out, const std::vector<FsStatus>& filesystems
     std::uint64_t Lifetime::*field;
   };
   static constexpr std::array<Counter, 5> kCounters{{
-      {"trimd_filesystem_bytes_trimmed_total", "Bytes discarded on the filesystem, across restarts.",
-       &Lifetime::bytes},
+      {"trimd_filesystem_bytes_trimmed_total",
+       "Bytes discarded on the filesystem, across restarts.", &Lifetime::bytes},
       {"trimd_filesystem_passes_total", "Passes ended on the filesystem, across restarts.",
        &Lifetime::passes},
       {"trimd_filesystem_preemptions_total",
@@ -157,9 +161,9 @@ void render_now(std::string& out, const std::vector<FsStatus>& filesystems) {
   Family state(out, "trimd_filesystem_state", "gauge",
                "1 for the filesystem's current state, 0 for the others.");
   for (const auto& fs : filesystems)
-    for (const auto kind : {FsState::Waiting, FsState::Scheduled, FsState::Trimming,
-                            FsState::Paused, FsState::Unsupported, FsState::Disabled,
-                            FsState::Error})
+    for (const auto kind :
+         {FsState::Waiting, FsState::Scheduled, FsState::Trimming, FsState::Paused,
+          FsState::Unsupported, FsState::Disabled, FsState::Error})
       state.sample(with(fs_labels(fs), "state", to_string(kind)), fs.state == kind ? 1 : 0);
   Family waiting(out, "trimd_filesystem_waiting", "gauge",
                  "1 while the filesystem waits, with what for (and for busy disks, which disk "

@@ -27,8 +27,9 @@ std::string percent(double progress) {
 }
 
 std::size_t count_in(const std::vector<FsStatus>& filesystems, FsState state) {
-  return static_cast<std::size_t>(std::count_if(filesystems.begin(), filesystems.end(),
-                                                [state](const FsStatus& fs) { return fs.state == state; }));
+  return static_cast<std::size_t>(
+      std::count_if(filesystems.begin(), filesystems.end(),
+                    [state](const FsStatus& fs) { return fs.state == state; }));
 }
 
 // The filesystems trimming now, each with its progress.
@@ -45,8 +46,10 @@ std::vector<std::string> waiting_parts(const std::vector<FsStatus>& filesystems)
   std::vector<std::string> parts;
   if (auto n = count_in(filesystems, FsState::Waiting))
     parts.push_back(std::to_string(n) + " waiting for idle disks");
-  if (auto n = count_in(filesystems, FsState::Paused)) parts.push_back(std::to_string(n) + " paused");
-  if (auto n = count_in(filesystems, FsState::Error)) parts.push_back(std::to_string(n) + " failed");
+  if (auto n = count_in(filesystems, FsState::Paused))
+    parts.push_back(std::to_string(n) + " paused");
+  if (auto n = count_in(filesystems, FsState::Error))
+    parts.push_back(std::to_string(n) + " failed");
   return parts;
 }
 
@@ -54,7 +57,8 @@ std::vector<std::string> waiting_parts(const std::vector<FsStatus>& filesystems)
 const FsStatus* next_due(const std::vector<FsStatus>& filesystems) {
   const FsStatus* next = nullptr;
   for (const auto& fs : filesystems)
-    if (fs.state == FsState::Scheduled && fs.next_trim && (!next || *fs.next_trim < *next->next_trim))
+    if (fs.state == FsState::Scheduled && fs.next_trim &&
+        (!next || *fs.next_trim < *next->next_trim))
       next = &fs;
   return next;
 }

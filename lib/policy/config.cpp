@@ -32,7 +32,8 @@ namespace {
 
 using namespace config_detail;
 
-std::string describe_location(const std::string& file, int line, int column, const std::string& message) {
+std::string describe_location(const std::string& file, int line, int column,
+                              const std::string& message) {
   if (line <= 0) return fmt::format("{}: {}", file, message);
   return fmt::format("{}:{}:{}: {}", file, line, column, message);
 }
@@ -72,7 +73,8 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
     } else if (key == "max_busy") {
       config.idle.max_busy_fraction = r.number(name, value);
       if (config.idle.max_busy_fraction > 1)
-        r.fail(value.source(), fmt::format("{}: must be a fraction between 0 and 1 (e.g. 0.05)", name));
+        r.fail(value.source(),
+               fmt::format("{}: must be a fraction between 0 and 1 (e.g. 0.05)", name));
     } else {
       fail_unknown_key(r, name, key);
     }
@@ -82,33 +84,46 @@ void read_idle(const Reader& r, const toml::table& table, Config& config) {
 // The keys [trim] and [[filesystem]] share. False when `key` is not one of them.
 bool read_policy_key(const Reader& r, const std::string& name, const toml::key& key,
                      const toml::node& value, PolicyOverride& out) {
-  if (key == "enabled") out.enabled = r.boolean(name, value);
-  else if (key == "interval") out.interval = r.duration(name, value, kIntervalRange);
-  else if (key == "randomized_delay") out.randomized_delay = r.duration(name, value, kPolicyRange);
-  else if (key == "window") out.window = r.window(name, value);
-  else if (key == "chunk_size") out.chunk_bytes = r.positive_size(name, value);
-  else if (key == "min_extent") out.min_extent_bytes = r.size(name, value);
-  else if (key == "pause") out.chunk_pause = r.duration(name, value, kChunkRange);
-  else if (key == "chunk_time") out.chunk_time = r.duration(name, value, kChunkRange);
-  else if (key == "rate_limit") out.rate_limit_bytes_per_sec = r.size(name, value);
-  else if (key == "overdue_grace") out.overdue_grace = r.duration(name, value, kPolicyRange);
-  else if (key == "skip_rotational") out.skip_rotational = r.boolean(name, value);
-  else if (key == "inline_discard") out.inline_discard = r.inline_discard(name, value);
-  else return false;
+  if (key == "enabled")
+    out.enabled = r.boolean(name, value);
+  else if (key == "interval")
+    out.interval = r.duration(name, value, kIntervalRange);
+  else if (key == "randomized_delay")
+    out.randomized_delay = r.duration(name, value, kPolicyRange);
+  else if (key == "window")
+    out.window = r.window(name, value);
+  else if (key == "chunk_size")
+    out.chunk_bytes = r.positive_size(name, value);
+  else if (key == "min_extent")
+    out.min_extent_bytes = r.size(name, value);
+  else if (key == "pause")
+    out.chunk_pause = r.duration(name, value, kChunkRange);
+  else if (key == "chunk_time")
+    out.chunk_time = r.duration(name, value, kChunkRange);
+  else if (key == "rate_limit")
+    out.rate_limit_bytes_per_sec = r.size(name, value);
+  else if (key == "overdue_grace")
+    out.overdue_grace = r.duration(name, value, kPolicyRange);
+  else if (key == "skip_rotational")
+    out.skip_rotational = r.boolean(name, value);
+  else if (key == "inline_discard")
+    out.inline_discard = r.inline_discard(name, value);
+  else
+    return false;
   return true;
 }
 
 // Only [trim] sets these: they steer trimd as a whole, not one filesystem.
-constexpr std::array<std::string_view, 6> trim_only_keys{"first_delay", "gentle_chunk_size",
+constexpr std::array<std::string_view, 6> trim_only_keys{"first_delay",  "gentle_chunk_size",
                                                          "gentle_pause", "hand_back_on_stop",
-                                                         "scope", "forget_after"};
+                                                         "scope",        "forget_after"};
 
 TrimPolicy::Scope read_scope(const Reader& r, const std::string& name, const toml::node& value) {
   const std::string text = r.string(name, value);
   if (text == "mounted") return TrimPolicy::Scope::Mounted;
   if (text == "fstab") return TrimPolicy::Scope::Fstab;
-  r.fail(value.source(), fmt::format("{}: \"{}\" is not a scope (use \"mounted\" or \"fstab\")",
-                                     name, text));
+  r.fail(value.source(),
+         fmt::format("{}: \"{}\" is not a scope (use \"mounted\" or \"fstab\")", name, text));
 }
 
 bool is_trim_only_key(const toml::key& key) {
@@ -189,8 +204,9 @@ void read_log(const Reader& r, const toml::table& table, Config& config) {
     if (key != "level") fail_unknown_key(r, name, key);
     config.log_level = r.string(name, value);
     if (std::find(levels.begin(), levels.end(), config.log_level) == levels.end())
-      r.fail(value.source(), fmt::format("{}: \"{}\" is not a level (use trace, debug, info, warn or error)",
-                                         name, config.log_level));
+      r.fail(value.source(),
+             fmt::format("{}: \"{}\" is not a level (use trace, debug, info, warn or error)", name,
+                         config.log_level));
   }
 }
 
@@ -234,11 +250,8 @@ toml::table parse_document(std::string_view text, const std::string& file_name) 
 }  // namespace
 
 ConfigError::ConfigError(std::string file, int line, int column, const std::string& message)
-    : std::runtime_error(describe_location(file, line, column, message)),
-      file_(std::move(file)),
-      line_(line),
-      column_(column),
-      message_(message) {}
+    : std::runtime_error(describe_location(file, line, column, message)), file_(std::move(file)),
+      line_(line), column_(column), message_(message) {}
 
 const char* to_string(InlineDiscardPolicy policy) {
   switch (policy) {
@@ -251,7 +264,8 @@ const char* to_string(InlineDiscardPolicy policy) {
 
 bool PolicyOverride::matches(std::string_view mount_point, std::string_view fs_uuid,
                              std::string_view type) const {
-  if (mount_point_glob && ::fnmatch(mount_point_glob->c_str(), std::string{mount_point}.c_str(), 0) != 0)
+  if (mount_point_glob &&
+      ::fnmatch(mount_point_glob->c_str(), std::string{mount_point}.c_str(), 0) != 0)
     return false;
   // UUIDs are hex: blkid prints them lower case, people paste them upper case.
   if (uuid && (uuid->size() != fs_uuid.size() ||

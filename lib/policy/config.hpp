@@ -26,8 +26,8 @@ const char* to_string(InlineDiscardPolicy policy);  // "warn", "takeover", "igno
 struct TrimPolicy {
   bool enabled = true;
   SchedulePolicy schedule;
-  std::uint64_t chunk_bytes = 1ull << 30;     // range per FITRIM call
-  std::uint64_t min_extent_bytes = 0;         // FITRIM minlen (0 = device granularity)
+  std::uint64_t chunk_bytes = 1ull << 30;  // range per FITRIM call
+  std::uint64_t min_extent_bytes = 0;      // FITRIM minlen (0 = device granularity)
   // Chunks are sized from the range per second the last calls achieved so
   // that one takes about this long (never less than an ext4 block group or a
   // btrfs block group). Foreground I/O does not wait for a call (it is
@@ -35,7 +35,7 @@ struct TrimPolicy {
   // chunk_bytes.
   Duration chunk_time = std::chrono::seconds{2};
   Duration chunk_pause = std::chrono::milliseconds{20};  // between chunks
-  std::uint64_t rate_limit_bytes_per_sec = 0;  // of range; 0 = unlimited
+  std::uint64_t rate_limit_bytes_per_sec = 0;            // of range; 0 = unlimited
   // Overdue filesystems whose disks never go idle are trimmed "gently".
   std::uint64_t gentle_chunk_bytes = 64ull << 20;
   Duration gentle_pause = std::chrono::seconds{5};

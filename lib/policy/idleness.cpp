@@ -17,8 +17,8 @@ bool counters_went_back(const DiskCounters& before, const DiskCounters& after) {
   return after.reads_completed < before.reads_completed ||
          after.writes_completed < before.writes_completed ||
          after.sectors_read < before.sectors_read ||
-         after.sectors_written < before.sectors_written ||
-         after.ms_reading < before.ms_reading || after.ms_writing < before.ms_writing;
+         after.sectors_written < before.sectors_written || after.ms_reading < before.ms_reading ||
+         after.ms_writing < before.ms_writing;
 }
 
 double per_second(std::uint64_t delta, double seconds) {
@@ -27,8 +27,8 @@ double per_second(std::uint64_t delta, double seconds) {
 
 // The runner's own I/O is taken out of the bytes and operations; its share
 // of the busy time goes too, in proportion to the operations it made.
-DiskActivity rates_between(const DiskCounters& before, const DiskCounters& after,
-                           Duration elapsed, IoBytes own) {
+DiskActivity rates_between(const DiskCounters& before, const DiskCounters& after, Duration elapsed,
+                           IoBytes own) {
   const double seconds = std::chrono::duration<double>(elapsed).count();
   const double elapsed_ms = seconds * 1000.0;
   const ForegroundIo io = foreground_io(before, after, own);
@@ -159,9 +159,9 @@ bool IdlenessModel::disk_idle(const std::string& disk, TimePoint now) const {
 }
 
 bool IdlenessModel::all_idle(const std::vector<std::string>& disks, TimePoint now) const {
-  return !disks.empty() &&
-         std::all_of(disks.begin(), disks.end(),
-                     [&](const std::string& disk) { return disk_idle(disk, now); });
+  return !disks.empty() && std::all_of(disks.begin(), disks.end(), [&](const std::string& disk) {
+    return disk_idle(disk, now);
+  });
 }
 
 std::optional<TimePoint> IdlenessModel::quiet_since(const std::string& disk) const {

@@ -18,7 +18,7 @@ namespace trimd {
 struct IdleThresholds {
   double max_iops = 20.0;                      // reads + writes completed per second
   double max_bytes_per_sec = 1024.0 * 1024.0;  // read + write throughput
-  double max_busy_fraction = 0.05;  // (ms_reading + ms_writing) per ms of wall time
+  double max_busy_fraction = 0.05;             // (ms_reading + ms_writing) per ms of wall time
   // Quiet for this long = idle. Longer than the kernel's own writes after a
   // burst (metadata written back 30-35 s after it was dirtied, xfs covering
   // its log 30 s apart), so that they restart the window instead of killing
@@ -48,7 +48,7 @@ struct DiskActivity {
   double write_bytes_per_sec = 0;
   double busy_fraction = 0;
   std::uint64_t in_flight = 0;
-  bool active = false;  // above any threshold in the last interval
+  bool active = false;                    // above any threshold in the last interval
   IdleLimit limit = IdleLimit::Settling;  // the first threshold crossed, when active
 };
 

@@ -45,8 +45,7 @@ TrimRange make_range(std::uint64_t start, std::uint64_t end, std::uint64_t minle
 }
 
 // [cursor, min(cursor + chunk, end)); chunk 0 = all the way to `end`.
-std::uint64_t linear_chunk_end(std::uint64_t cursor, std::uint64_t chunk_bytes,
-                               std::uint64_t end) {
+std::uint64_t linear_chunk_end(std::uint64_t cursor, std::uint64_t chunk_bytes, std::uint64_t end) {
   if (chunk_bytes == 0) return end;
   return std::min(saturating_add(cursor, chunk_bytes), end);
 }
@@ -126,11 +125,9 @@ RangeKind range_kind_for(const FsGeometry& geometry) {
 std::uint64_t pass_end(const FsGeometry& geometry) {
   switch (range_kind_for(geometry)) {
     case RangeKind::Linear:
-    case RangeKind::GroupAligned:
-      return geometry.size_bytes;
+    case RangeKind::GroupAligned: return geometry.size_bytes;
     case RangeKind::LogicalSpace:
-    case RangeKind::WholeRange:
-      break;
+    case RangeKind::WholeRange: break;
   }
   return kRangeMax;
 }
@@ -149,8 +146,7 @@ std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cu
                         minlen);
     case RangeKind::LogicalSpace:
       return block_group_chunk(geometry.block_groups, cursor, chunk_bytes, minlen);
-    case RangeKind::WholeRange:
-      break;
+    case RangeKind::WholeRange: break;
   }
   // From 0 whatever the cursor: one left by another layout must not make
   // the single call skip what lies below it.
@@ -160,12 +156,9 @@ std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cu
 bool cursor_in_range(const FsGeometry& geometry, std::uint64_t cursor) {
   switch (range_kind_for(geometry)) {
     case RangeKind::Linear:
-    case RangeKind::GroupAligned:
-      return cursor <= geometry.size_bytes;
-    case RangeKind::LogicalSpace:
-      return cursor <= end_of(geometry.block_groups.back());
-    case RangeKind::WholeRange:
-      break;
+    case RangeKind::GroupAligned: return cursor <= geometry.size_bytes;
+    case RangeKind::LogicalSpace: return cursor <= end_of(geometry.block_groups.back());
+    case RangeKind::WholeRange: break;
   }
   return true;  // one call from 0 whatever the cursor
 }

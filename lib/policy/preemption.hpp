@@ -54,7 +54,7 @@ const char* to_string(PreemptReason reason);
 
 struct PreemptDecision {
   PreemptReason reason = PreemptReason::None;
-  std::string disk;                 // where the foreground I/O was seen
+  std::string disk;  // where the foreground I/O was seen
   std::uint64_t foreground_bytes = 0;
   // With a tolerated latency: the mean wait of the disk's reads and writes
   // over the last sample, which went past it.

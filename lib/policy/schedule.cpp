@@ -70,7 +70,8 @@ TimePoint next_due(const SchedulePolicy& policy, std::optional<TimePoint> last_e
     // Never trimmed: soon after start, but several filesystems should still
     // not all start at once; the spread never exceeds the first delay.
     const Duration spread_cap = std::min(policy.randomized_delay, policy.first_delay);
-    due = saturating_add(saturating_add(started_at, policy.first_delay), scaled(spread_cap, spread));
+    due =
+        saturating_add(saturating_add(started_at, policy.first_delay), scaled(spread_cap, spread));
   }
   return next_window_start(policy.window, due);
 }

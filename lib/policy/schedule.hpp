@@ -14,8 +14,9 @@ namespace trimd {
 struct SchedulePolicy {
   Duration interval = std::chrono::hours{24 * 7};
   Duration randomized_delay = std::chrono::hours{1};  // spread passes out, like systemd timers
-  Duration first_delay = std::chrono::minutes{2};      // never trimmed before: due this soon after start
-  Duration overdue_grace = std::chrono::hours{24};     // due + grace: trim gently even while busy
+  Duration first_delay =
+      std::chrono::minutes{2};  // never trimmed before: due this soon after start
+  Duration overdue_grace = std::chrono::hours{24};  // due + grace: trim gently even while busy
   std::optional<TimeWindow> window;
 };
 

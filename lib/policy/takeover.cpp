@@ -22,11 +22,11 @@ TakeoverDecision show(TakeoverStatus status, std::string reason = {}) {
 
 TakeoverDecision refuse(std::string why) { return {TakeoverAction::Nothing, {}, std::move(why)}; }
 
-TakeoverDecision act(TakeoverAction action, TakeoverView view) { return {action, std::move(view), {}}; }
-
-TakeoverView taken_over_since(TimePoint since) {
-  return {TakeoverStatus::TakenOver, {}, since};
+TakeoverDecision act(TakeoverAction action, TakeoverView view) {
+  return {action, std::move(view), {}};
 }
+
+TakeoverView taken_over_since(TimePoint since) { return {TakeoverStatus::TakenOver, {}, since}; }
 
 // A filesystem with synchronous discard that trimd leaves as it is.
 TakeoverView left_inline(const TakeoverFacts& facts, InlineDiscardPolicy policy, bool released) {
@@ -49,10 +49,14 @@ std::string join_options(const std::vector<std::string>& options) {
 std::string fstab_field(const std::string& text) {
   std::string out;
   for (const char c : text) {
-    if (c == ' ') out += "\\040";
-    else if (c == '\t') out += "\\011";
-    else if (c == '\\') out += "\\134";
-    else out += c;
+    if (c == ' ')
+      out += "\\040";
+    else if (c == '\t')
+      out += "\\011";
+    else if (c == '\\')
+      out += "\\134";
+    else
+      out += c;
   }
   return out;
 }
@@ -81,8 +85,7 @@ const char* to_string(TakeoverStatus status) {
 }
 
 std::string fstab_advice(const TakeoverFacts& facts) {
-  if (!facts.fstab)
-    return "mount it again without 'discard' (unmount, then mount)";
+  if (!facts.fstab) return "mount it again without 'discard' (unmount, then mount)";
   std::vector<std::string> options;
   std::copy_if(facts.fstab->options.begin(), facts.fstab->options.end(),
                std::back_inserter(options), [](const auto& o) { return !is_discard_option(o); });
@@ -98,7 +101,8 @@ std::optional<std::string> takeover_obstacle(const TakeoverFacts& facts) {
            fstab_advice(facts);
   if (!remount_turns_discard_off(facts.fs_type))
     return "trimd takes over only ext4 and btrfs, where a remount without 'discard' is known to "
-           "work; " + fstab_advice(facts);
+           "work; " +
+           fstab_advice(facts);
   return std::nullopt;
 }
 

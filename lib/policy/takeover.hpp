@@ -29,8 +29,8 @@ const char* to_string(TakeoverStatus status);
 
 struct TakeoverView {
   TakeoverStatus status = TakeoverStatus::None;
-  std::string reason;               // NotPossible, Failed, and Inline after a hand-back
-  std::optional<TimePoint> since;   // TakenOver: when
+  std::string reason;              // NotPossible, Failed, and Inline after a hand-back
+  std::optional<TimePoint> since;  // TakenOver: when
   bool operator==(const TakeoverView&) const = default;
 };
 
@@ -64,8 +64,8 @@ enum class TakeoverAction {
 
 struct TakeoverDecision {
   TakeoverAction action = TakeoverAction::Nothing;
-  TakeoverView view;     // what to show once the action is done
-  std::string refusal;   // requests only: why not (action is then Nothing)
+  TakeoverView view;    // what to show once the action is done
+  std::string refusal;  // requests only: why not (action is then Nothing)
   bool operator==(const TakeoverDecision&) const = default;
 };
 

@@ -72,7 +72,7 @@ struct FsRecord {
   std::optional<TimePoint> last_start;
   std::optional<TimePoint> last_end;
   std::optional<PassOutcome> last_result;  // none = never trimmed
-  std::uint64_t last_bytes = 0;  // bytes discarded by the last complete pass
+  std::uint64_t last_bytes = 0;            // bytes discarded by the last complete pass
   // An unfinished pass: where to go on, when it started, what it did so far.
   std::optional<std::uint64_t> cursor;
   std::optional<TimePoint> pass_start;

@@ -150,7 +150,6 @@ std::string table_header(const std::string& id) {
   return out.str();
 }
 
-
 // Reads one record, throwing std::runtime_error on a value of the wrong type.
 class RecordReader {
  public:
@@ -215,8 +214,8 @@ class RecordReader {
     throw wrong(key, "\"policy\" or \"request\"");
   }
   Duration duration(std::string_view key) const {
-    return Duration{static_cast<Duration::rep>(std::min<std::uint64_t>(
-        count(key), static_cast<std::uint64_t>(kLongestStoredUsec)))};
+    return Duration{static_cast<Duration::rep>(
+        std::min<std::uint64_t>(count(key), static_cast<std::uint64_t>(kLongestStoredUsec)))};
   }
   // The tables of an array (none when absent).
   std::vector<const toml::table*> tables(std::string_view key) const {
@@ -299,8 +298,7 @@ FsRecord table_to_record(const std::string& id, const toml::table& table) {
   record.last_waited = r.duration("last_waited_usec");
   record.first_seen = r.time("first_seen_usec");
   record.lifetime = read_lifetime(r);
-  for (const auto* entry : r.tables("history"))
-    add_history(record, read_history_entry(id, *entry));
+  for (const auto* entry : r.tables("history")) add_history(record, read_history_entry(id, *entry));
   record.last_seen = r.time("last_seen_usec");
   if (const auto since = r.time("taken_over_usec"))
     record.taken_over = TakeoverRecord{*since, r.takeover_origin("taken_over_by"), read_mount(r)};

@@ -22,12 +22,11 @@ constexpr std::size_t kAllCounters = kBaseCounters + kDiscardCounters + kFlushCo
 
 // The counters in kernel order, so that one loop fills the struct.
 std::array<std::uint64_t*, kAllCounters> counter_slots(DiskCounters& c) {
-  return {&c.reads_completed,    &c.reads_merged,      &c.sectors_read,
-          &c.ms_reading,         &c.writes_completed,  &c.writes_merged,
-          &c.sectors_written,    &c.ms_writing,        &c.in_flight,
-          &c.io_ticks_ms,        &c.weighted_ms,       &c.discards_completed,
-          &c.discards_merged,    &c.sectors_discarded, &c.ms_discarding,
-          &c.flushes_completed,  &c.ms_flushing};
+  return {&c.reads_completed,  &c.reads_merged,      &c.sectors_read,    &c.ms_reading,
+          &c.writes_completed, &c.writes_merged,     &c.sectors_written, &c.ms_writing,
+          &c.in_flight,        &c.io_ticks_ms,       &c.weighted_ms,     &c.discards_completed,
+          &c.discards_merged,  &c.sectors_discarded, &c.ms_discarding,   &c.flushes_completed,
+          &c.ms_flushing};
 }
 
 // How many counters this kernel's line carries: an odd count (a format we

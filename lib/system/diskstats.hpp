@@ -17,7 +17,7 @@ struct DiskCounters {
   std::uint64_t writes_merged = 0;
   std::uint64_t sectors_written = 0;
   std::uint64_t ms_writing = 0;
-  std::uint64_t in_flight = 0;  // includes discards: not a sign of foreground I/O
+  std::uint64_t in_flight = 0;    // includes discards: not a sign of foreground I/O
   std::uint64_t io_ticks_ms = 0;  // includes discard time, likewise
   std::uint64_t weighted_ms = 0;
   std::uint64_t discards_completed = 0;  // 0 on kernels older than 4.18

@@ -20,8 +20,8 @@
 #include <array>
 #include <cctype>
 #include <cstring>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include "ext4_groups.hpp"
@@ -139,8 +139,7 @@ std::vector<trimd::Extent> btrfs_block_groups(const std::string& mount_point) {
                                       sizeof args.buf),
         args.key.nr_items);
     groups.insert(groups.end(), page.block_groups.begin(), page.block_groups.end());
-    if (!page.last_offset || *page.last_offset == std::numeric_limits<std::uint64_t>::max())
-      break;
+    if (!page.last_offset || *page.last_offset == std::numeric_limits<std::uint64_t>::max()) break;
     from = *page.last_offset + 1;
   }
   return groups;

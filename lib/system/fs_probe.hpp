@@ -55,8 +55,8 @@ std::uint64_t ext4_block_group_bytes(std::uint64_t block_size);
 // The fields of the xfs geometry ioctl the planner needs.
 struct XfsGeometry {
   std::uint32_t block_size = 0;
-  std::uint32_t ag_blocks = 0;     // blocks per allocation group
-  std::uint64_t data_blocks = 0;   // blocks in the data section
+  std::uint32_t ag_blocks = 0;    // blocks per allocation group
+  std::uint64_t data_blocks = 0;  // blocks in the data section
 };
 
 // What geometry() makes of its measurements: the xfs ioctl's answer when

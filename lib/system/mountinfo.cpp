@@ -126,9 +126,7 @@ bool MountEntry::has_option(std::string_view name) const {
   return contains_option(mount_options, name) || contains_option(super_options, name);
 }
 
-bool MountEntry::read_only() const {
-  return contains_option(super_options, "ro");
-}
+bool MountEntry::read_only() const { return contains_option(super_options, "ro"); }
 
 std::string unescape_octal(std::string_view text) {
   std::string out;

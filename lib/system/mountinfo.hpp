@@ -13,8 +13,8 @@ struct MountEntry {
   int parent_id = 0;
   unsigned major = 0;  // st_dev of the superblock (0:N for btrfs, tmpfs, ...)
   unsigned minor = 0;
-  std::string root;         // path inside the filesystem that is mounted here
-  std::string mount_point;  // unescaped (\040 -> ' ')
+  std::string root;                          // path inside the filesystem that is mounted here
+  std::string mount_point;                   // unescaped (\040 -> ' ')
   std::vector<std::string> mount_options;    // per mount: ro, noatime, ...
   std::vector<std::string> optional_fields;  // shared:N, master:N, ...
   std::string fs_type;                       // "ext4", "fuse.sshfs", ...

@@ -19,7 +19,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
   int out[2];
   if (pipe2(out, O_CLOEXEC) < 0) throw std::runtime_error("pipe2 failed");
   int log = -1;
-  if (!log_path.empty()) log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (!log_path.empty())
+    log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   try {
     pid_ = spawn_child(argv, {out[1], log});
   } catch (...) {
@@ -43,8 +44,7 @@ std::optional<std::string> ChildProcess::read_line(std::chrono::milliseconds tim
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     pollfd p{stdout_fd_, POLLIN, 0};
-    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0)
-      return std::nullopt;
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
     char buffer[512];
     const ssize_t n = ::read(stdout_fd_, buffer, sizeof buffer);
     if (n <= 0) return std::nullopt;
@@ -84,8 +84,7 @@ std::vector<std::string> as_nobody(std::vector<std::string> argv) {
 PrivateBus::PrivateBus() {
   const std::string socket = "unix:path=" + (dir_.path() / "bus").string();
   daemon_.emplace(std::vector<std::string>{"dbus-daemon", "--config-file=" TRIMD_TEST_BUS_CONF,
-                                           "--address=" + socket, "--nofork",
-                                           "--print-address=1"},
+                                           "--address=" + socket, "--nofork", "--print-address=1"},
                   (dir_.path() / "dbus-daemon.log").string());
   // The address is printed once the socket listens.
   auto line = daemon_->read_line(std::chrono::seconds{10});

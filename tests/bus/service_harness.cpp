@@ -67,9 +67,8 @@ void ServiceHarness::SetUp() {
   ASSERT_NE(service_, nullptr);
 
   client_connection_ = sdbus::createSessionBusConnectionWithAddress(bus_->address());
-  match_ = client_connection_->addMatch(
-      "type='signal',path_namespace='/org/trimd/trimd1'",
-      [this](sdbus::Message& message) { record(message); });
+  match_ = client_connection_->addMatch("type='signal',path_namespace='/org/trimd/trimd1'",
+                                        [this](sdbus::Message& message) { record(message); });
   client_connection_->enterEventLoopAsync();
   client_ = std::make_unique<ManagerClient>(*client_connection_);
 }

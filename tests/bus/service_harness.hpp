@@ -42,7 +42,7 @@ class FakeControl final : public DaemonControl {
 
   std::vector<std::vector<std::string>> taken_over;   // TakeOver calls, by id
   std::vector<std::vector<std::string>> handed_back;  // HandBack calls
-  std::optional<ConfigError> reload_error;  // thrown by reload() when set
+  std::optional<ConfigError> reload_error;            // thrown by reload() when set
   int reloads = 0;
   int kicks = 0;
 };
@@ -55,15 +55,15 @@ struct SeenSignal {
   std::string object;  // the object path argument of Trim* and Interfaces*
   std::string result;  // TrimFinished
   std::uint64_t bytes = 0;
-  std::string changed_interface;          // PropertiesChanged
-  std::vector<std::string> changed;       // its property names
+  std::string changed_interface;            // PropertiesChanged
+  std::vector<std::string> changed;         // its property names
   std::map<std::string, std::string> text;  // string-valued ones
   std::optional<double> progress;
 };
 
 class ManagerClient final
-    : public sdbus::ProxyInterfaces<org::trimd::trimd1::Manager_proxy,
-                                    sdbus::ObjectManager_proxy, sdbus::Properties_proxy> {
+    : public sdbus::ProxyInterfaces<org::trimd::trimd1::Manager_proxy, sdbus::ObjectManager_proxy,
+                                    sdbus::Properties_proxy> {
  public:
   explicit ManagerClient(sdbus::IConnection& connection);
   ~ManagerClient();
@@ -73,16 +73,15 @@ class ManagerClient final
   void onTrimStarted(const sdbus::ObjectPath&) override {}
   void onTrimFinished(const sdbus::ObjectPath&, const std::string&, const uint64_t&,
                       const uint64_t&) override {}
-  void onInterfacesAdded(const sdbus::ObjectPath&,
-                         const std::map<std::string, std::map<std::string, sdbus::Variant>>&)
-      override {}
+  void onInterfacesAdded(
+      const sdbus::ObjectPath&,
+      const std::map<std::string, std::map<std::string, sdbus::Variant>>&) override {}
   void onInterfacesRemoved(const sdbus::ObjectPath&, const std::vector<std::string>&) override {}
   void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
                            const std::vector<std::string>&) override {}
 };
 
-class FilesystemClient final
-    : public sdbus::ProxyInterfaces<org::trimd::trimd1::Filesystem_proxy> {
+class FilesystemClient final : public sdbus::ProxyInterfaces<org::trimd::trimd1::Filesystem_proxy> {
  public:
   FilesystemClient(sdbus::IConnection& connection, const std::string& path);
   ~FilesystemClient();

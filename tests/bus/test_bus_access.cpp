@@ -176,8 +176,8 @@ TEST_F(BusAccess, AsksPolkitForTheManageActionOnBehalfOfTheCallersBusName) {
 
 TEST_F(BusAccess, RefusesANonRootCallerWhenPolkitSaysNo) {
   FakePolkit polkit(bus_->address(), false);
-  auto result = dbus_send_as_nobody({"--dest=org.trimd.trimd1", fs_path(kIdA),
-                                     "org.trimd.trimd1.Filesystem.Pause"});
+  auto result = dbus_send_as_nobody(
+      {"--dest=org.trimd.trimd1", fs_path(kIdA), "org.trimd.trimd1.Filesystem.Pause"});
   EXPECT_THAT(result.err, HasSubstr("org.trimd.trimd1.Error.AccessDenied"));
   EXPECT_EQ(polkit.requests().size(), 1u);
   EXPECT_NE(state_of_a(), "paused");
@@ -244,8 +244,8 @@ TEST_F(BusAccess, RefusesAHugePathFromRootAsInvalidArgumentAtOnce) {
 }
 
 TEST_F(BusAccess, TellsANonRootCallerNothingAboutThePathsItNames) {
-  for (const char* path : {"/root/.bashrc", "/root/does-not-exist", "/etc/passwd", "relative",
-                           "/srv/trimd-test-a"}) {
+  for (const char* path :
+       {"/root/.bashrc", "/root/does-not-exist", "/etc/passwd", "relative", "/srv/trimd-test-a"}) {
     auto result = dbus_send_as_nobody({"--dest=org.trimd.trimd1", bus::kManagerPath,
                                        "org.trimd.trimd1.Manager.Pause",
                                        std::string("array:string:") + path});

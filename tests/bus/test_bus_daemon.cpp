@@ -36,16 +36,17 @@ class DaemonStartup : public ::testing::Test {
     if (trimd_) {
       const int status = trimd_->stop();
       EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-          << "trimd did not stop cleanly on SIGTERM; its log:\n" << log();
+          << "trimd did not stop cleanly on SIGTERM; its log:\n"
+          << log();
     }
   }
 
   // `bus_argument` is passed as is ("--bus-address=..."), or left out when empty.
   void start(std::vector<std::string> prefix, const std::string& bus_argument) {
     std::vector<std::string> argv = std::move(prefix);
-    argv.insert(argv.end(), {TRIMD_BINARY, "--state-dir=" + (dir_.path() / "state").string(),
-                             "--config=" + config_path(), "--log-level=debug",
-                             "--log-format=json"});
+    argv.insert(argv.end(),
+                {TRIMD_BINARY, "--state-dir=" + (dir_.path() / "state").string(),
+                 "--config=" + config_path(), "--log-level=debug", "--log-format=json"});
     if (!bus_argument.empty()) argv.push_back(bus_argument);
     trimd_.emplace(argv, log_path());
   }
@@ -183,8 +184,8 @@ TEST_F(RealDaemon, ReloadOfABrokenConfigIsConfigInvalidNamingTheLine) {
 
 TEST_F(RealDaemon, ReloadOfAGoodConfigSucceeds) {
   write_config("[trim]\nenabled = false\nchunk_size = \"256MiB\"\n");
-  auto reload = busctl({"call", "org.trimd.trimd1", "/org/trimd/trimd1",
-                        "org.trimd.trimd1.Manager", "Reload"});
+  auto reload = busctl(
+      {"call", "org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager", "Reload"});
   EXPECT_EQ(reload.exit_code, 0) << reload.err;
   EXPECT_EQ(events(EventId::ConfigReloaded), 1u) << log();
 }
@@ -227,10 +228,10 @@ TEST_F(CheckConfig, DryRunLeavesACorruptStateFileWhereItIs) {
   const std::string garbage = "[\"fs\"\nlast_bytes = = 3\n";
   std::ofstream(state_dir / "state.toml") << garbage;
   std::ofstream(dir_.path() / "trimd.toml") << "[trim]\nenabled = false\n";
-  const auto result = run_command({TRIMD_BINARY, "--dry-run", "--config=" +
-                                   (dir_.path() / "trimd.toml").string(),
-                                   "--state-dir=" + state_dir.string()},
-                                  std::chrono::seconds{60});
+  const auto result =
+      run_command({TRIMD_BINARY, "--dry-run", "--config=" + (dir_.path() / "trimd.toml").string(),
+                   "--state-dir=" + state_dir.string()},
+                  std::chrono::seconds{60});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   std::ifstream in(state_dir / "state.toml");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), garbage);

@@ -68,12 +68,12 @@ TEST(BusStrings, EscapeABackslashEvenInValidUtf8SoThatNoTwoNamesLookAlike) {
 TEST(BusStrings, EscapeEveryByteThatIsNotUtf8AndThenEveryBackslash) {
   EXPECT_EQ(bus_string("/mnt/caf\xe9"), "/mnt/caf\\xe9");
   EXPECT_EQ(bus_string("a\\b\xff"), "a\\x5cb\\xff");
-  EXPECT_EQ(bus_string("\xc3"), "\\xc3");                    // cut short
-  EXPECT_EQ(bus_string("\xc0\xaf"), "\\xc0\\xaf");           // overlong "/"
-  EXPECT_EQ(bus_string("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
-  EXPECT_EQ(bus_string("\xef\xbf\xbe"), "\\xef\\xbf\\xbe");  // U+FFFE
+  EXPECT_EQ(bus_string("\xc3"), "\\xc3");                             // cut short
+  EXPECT_EQ(bus_string("\xc0\xaf"), "\\xc0\\xaf");                    // overlong "/"
+  EXPECT_EQ(bus_string("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a UTF-16 surrogate
+  EXPECT_EQ(bus_string("\xef\xbf\xbe"), "\\xef\\xbf\\xbe");           // U+FFFE
   EXPECT_EQ(bus_string("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
-  EXPECT_EQ(bus_string("\xc3\xa9\xe9"), "\xc3\xa9\\xe9");   // keeps the valid part
+  EXPECT_EQ(bus_string("\xc3\xa9\xe9"), "\xc3\xa9\\xe9");             // keeps the valid part
 }
 
 TEST(BusTimestamps, AreMicrosecondsSinceTheEpochOrZeroForNever) {
@@ -108,8 +108,8 @@ TEST(MountPointCheck, StepsBackForDotDotButNeverAboveTheRoot) {
 }
 
 TEST(MountPointCheck, AgreesWithTheLexicalNormalFormOnAbsolutePaths) {
-  for (const char* path : {"/", "/mnt", "/mnt/", "/a/./b/../c/", "/a/b/c/../../d", "/..",
-                           "/a//b", "/x/y/z/../../..", "/.hidden/./.."}) {
+  for (const char* path : {"/", "/mnt", "/mnt/", "/a/./b/../c/", "/a/b/c/../../d", "/..", "/a//b",
+                           "/x/y/z/../../..", "/.hidden/./.."}) {
     std::string expected = std::filesystem::path(path).lexically_normal().string();
     while (expected.size() > 1 && expected.back() == '/') expected.pop_back();
     EXPECT_EQ(normalize_mount_point(path), expected) << path;
@@ -260,7 +260,8 @@ TEST(BusErrors, UseTheOrgTrimdTrimd1ErrorNames) {
 
 TEST(BusErrors, MapEveryManagerErrorKindToItsNamesake) {
   using K = ManagerError::Kind;
-  EXPECT_EQ(to_bus_error(ManagerError(K::NotFound, "x")).getName(), error_name(ErrorKind::NotFound));
+  EXPECT_EQ(to_bus_error(ManagerError(K::NotFound, "x")).getName(),
+            error_name(ErrorKind::NotFound));
   EXPECT_EQ(to_bus_error(ManagerError(K::NotSupported, "x")).getName(),
             error_name(ErrorKind::NotSupported));
   EXPECT_EQ(to_bus_error(ManagerError(K::InvalidArgument, "x")).getName(),

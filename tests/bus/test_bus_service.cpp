@@ -23,14 +23,16 @@ class BusService : public ServiceHarness {
   // `between` gives the loop time between chunks (Progress is throttled).
   std::uint64_t run_pass(std::uint64_t bytes, std::chrono::milliseconds between) {
     std::uint64_t total = 0;
-    pump_until([&] {
-      for (const auto& job : take_jobs()) {
-        finish(job, bytes);
-        total += bytes;
-      }
-      pump_for(between);
-      return !signals_named("TrimFinished").empty();
-    }, std::chrono::seconds{20});
+    pump_until(
+        [&] {
+          for (const auto& job : take_jobs()) {
+            finish(job, bytes);
+            total += bytes;
+          }
+          pump_for(between);
+          return !signals_named("TrimFinished").empty();
+        },
+        std::chrono::seconds{20});
     return total;
   }
 
@@ -51,8 +53,10 @@ TEST_F(BusService, ListsEveryTrackedFilesystemInGetManagedObjects) {
 
 TEST_F(BusService, EscapesIdsIntoObjectPathsLikeSdBusPathEncode) {
   auto objects = call([&] { return client_->GetManagedObjects(); });
-  EXPECT_THAT(objects, Contains(Key(sdbus::ObjectPath(
-                           "/org/trimd/trimd1/filesystem/dev_2d_2fdev_2ffakeb_2d_2fsrv_2ftrimd_20test_20b"))));
+  EXPECT_THAT(
+      objects,
+      Contains(Key(sdbus::ObjectPath(
+          "/org/trimd/trimd1/filesystem/dev_2d_2fdev_2ffakeb_2d_2fsrv_2ftrimd_20test_20b"))));
 }
 
 TEST_F(BusService, AnswersManagerPropertiesToAnyReader) {
@@ -80,7 +84,10 @@ TEST_F(BusService, TrimNowRunsAPassWithStartedProgressAndFinishedSignals) {
       if (s.path == fs_path(kIdA) && s.progress) values.push_back(*s.progress);
     return values;
   };
-  ASSERT_TRUE(pump_until([&] { auto v = progress_of_a(); return !v.empty() && v.back() == 1.0; }));
+  ASSERT_TRUE(pump_until([&] {
+    auto v = progress_of_a();
+    return !v.empty() && v.back() == 1.0;
+  }));
   auto values = progress_of_a();
   EXPECT_TRUE(std::is_sorted(values.begin(), values.end()));
   EXPECT_GE(values.size(), 2u);
@@ -92,7 +99,8 @@ TEST_F(BusService, AnnouncesProgressAtMostFourTimesASecond) {
   const auto start = std::chrono::steady_clock::now();
   run_pass(4096, std::chrono::milliseconds{20});  // 8 chunks in ~160 ms
   pump_for(std::chrono::milliseconds{300});       // let the last one out
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t announced = 0;
   for (const auto& s : signals_named("PropertiesChanged"))
     if (s.path == fs_path(kIdA) && s.progress) ++announced;
@@ -229,11 +237,11 @@ const char* const kLatin1Mount = "/srv/caf\xe9";
 const char* const kLatin1MountOnTheBus = "/srv/caf\\xe9";
 
 TEST_F(BusService, GivesAFilesystemAtANonUtf8MountPointAnObjectWithEscapedStrings) {
-  manager_->update_filesystems({fake_filesystem(kIdA, kMountA, "fakea", kFsSize),
-                                fake_filesystem(kIdB, kMountB, "fakeb", kFsSize),
-                                fake_filesystem("dev-/dev/fakec-/srv/caf\xe9", kLatin1Mount,
-                                                "fakec", kFsSize)},
-                               control_.now());
+  manager_->update_filesystems(
+      {fake_filesystem(kIdA, kMountA, "fakea", kFsSize),
+       fake_filesystem(kIdB, kMountB, "fakeb", kFsSize),
+       fake_filesystem("dev-/dev/fakec-/srv/caf\xe9", kLatin1Mount, "fakec", kFsSize)},
+      control_.now());
   const std::string path = fs_path("dev-/dev/fakec-/srv/caf\xe9");
   EXPECT_EQ(path, "/org/trimd/trimd1/filesystem/dev_2d_2fdev_2ffakec_2d_2fsrv_2fcaf_e9");
   ASSERT_TRUE(pump_until([&] { return !signals_named("InterfacesAdded").empty(); }));
@@ -318,8 +326,8 @@ TEST_F(HonestProgress, APassWaitsNamingTheBusyDiskThenTrimsAndAnnouncesItsStartA
   const auto all = signals();
   std::size_t trimming_at = all.size(), started_at = all.size();
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (trimming_at == all.size() && all[i].path == fs_path(kIdA) &&
-        all[i].text.count("State") && all[i].text.at("State") == "trimming")
+    if (trimming_at == all.size() && all[i].path == fs_path(kIdA) && all[i].text.count("State") &&
+        all[i].text.at("State") == "trimming")
       trimming_at = i;
     if (started_at == all.size() && all[i].member == "TrimStarted") started_at = i;
   }

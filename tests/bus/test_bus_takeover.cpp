@@ -19,9 +19,9 @@ class BusTakeover : public ServiceHarness {
  protected:
   CommandResult as_nobody_call(const std::string& method) {
     return call([&] {
-      return run_command(as_nobody(bus_->busctl(
-          {"call", bus::kBusName, bus::kManagerPath, bus::kManagerInterface, method, "as", "1",
-           kMountA})));
+      return run_command(
+          as_nobody(bus_->busctl({"call", bus::kBusName, bus::kManagerPath, bus::kManagerInterface,
+                                  method, "as", "1", kMountA})));
     });
   }
   bool saw_change_of(const std::string& property) const {

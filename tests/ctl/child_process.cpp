@@ -40,7 +40,8 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0) _exit(126);
+  if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0)
+    _exit(126);
   auto environment = child_environment(options);
   auto args = c_strings(argv);
   auto env = c_strings(environment);

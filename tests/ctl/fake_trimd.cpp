@@ -73,7 +73,8 @@ class ManagerObject final
  private:
   // The API's methods answer asynchronously (Method.Async="server"); the
   // fake answers at once, after whatever the call set off.
-  void TrimNow(sdbus::Result<>&& result, std::vector<std::string> mounts, bool ignore_idle) override {
+  void TrimNow(sdbus::Result<>&& result, std::vector<std::string> mounts,
+               bool ignore_idle) override {
     answer(std::move(result), [&] { backend_.trim_now(mounts, ignore_idle); });
   }
   void Pause(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
@@ -306,9 +307,9 @@ struct FakeTrimd::Impl final : Backend {
       std::lock_guard lock(mutex);
       total += fs.next_bytes;
     }
-    announce(path, {"State", "LastTrimStart", "LastTrimEnd", "LastResult", "LastBytesTrimmed",
-                    "NextTrim", "LastTrimDuration", "LastWaitDuration", "BytesTrimmedTotal",
-                    "PassesTotal"});
+    announce(path,
+             {"State", "LastTrimStart", "LastTrimEnd", "LastResult", "LastBytesTrimmed", "NextTrim",
+              "LastTrimDuration", "LastWaitDuration", "BytesTrimmedTotal", "PassesTotal"});
     set_manager_state("idle");
     manager->emitTrimFinished(path, fs.next_result, fs.next_bytes, fs.next_usec);
   }
@@ -357,8 +358,12 @@ struct FakeTrimd::Impl final : Backend {
   void pause(const std::vector<std::string>& mounts) override { record(calls.pause, mounts); }
   void resume(const std::vector<std::string>& mounts) override { record(calls.resume, mounts); }
   void cancel(const std::vector<std::string>& mounts) override { record(calls.cancel, mounts); }
-  void take_over(const std::vector<std::string>& mounts) override { record(calls.take_over, mounts); }
-  void hand_back(const std::vector<std::string>& mounts) override { record(calls.hand_back, mounts); }
+  void take_over(const std::vector<std::string>& mounts) override {
+    record(calls.take_over, mounts);
+  }
+  void hand_back(const std::vector<std::string>& mounts) override {
+    record(calls.hand_back, mounts);
+  }
 
   void reload() override {
     std::lock_guard lock(mutex);

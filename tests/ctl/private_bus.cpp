@@ -20,7 +20,8 @@ namespace {
 
 std::string make_temporary_directory() {
   std::string pattern = (std::filesystem::temp_directory_path() / "trimctl-test-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  if (!mkdtemp(pattern.data()))
+    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
   return pattern;
 }
 

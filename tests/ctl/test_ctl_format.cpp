@@ -140,8 +140,8 @@ TEST(AbsoluteMountPoint, SendsNamesThatAreNotUtf8OrExistHereAsTrimdShowsThem) {
 
 TEST(ParseOptions, AcceptsOptionsBeforeAndAfterTheCommand) {
   char* argv[] = {const_cast<char*>("trimctl"), const_cast<char*>("--json"),
-                  const_cast<char*>("trim"), const_cast<char*>("/mnt"),
-                  const_cast<char*>("--wait"), nullptr};
+                  const_cast<char*>("trim"),    const_cast<char*>("/mnt"),
+                  const_cast<char*>("--wait"),  nullptr};
   const Options options = parse_options(5, argv);
   EXPECT_EQ(options.command, "trim");
   EXPECT_EQ(options.arguments, std::vector<std::string>{"/mnt"});

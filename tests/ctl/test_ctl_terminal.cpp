@@ -68,7 +68,8 @@ TEST(WrapWords, BreaksProseAtSpacesAndIndentsWhatFollows) {
   EXPECT_EQ(wrap_words("no limit at all", 0, 2), "no limit at all\n");
 }
 
-const std::vector<Column> kColumns{{"NAME", Ellipsize::Middle, 6}, {"WHEN"}, {"NOTE", Ellipsize::End, 4}};
+const std::vector<Column> kColumns{
+    {"NAME", Ellipsize::Middle, 6}, {"WHEN"}, {"NOTE", Ellipsize::End, 4}};
 
 TEST(RenderTable, PadsEveryColumnButTheLastToItsWidestCellOneSpaceApart) {
   const std::vector<std::vector<Cell>> rows{{{"long"}, {"x"}, {"a"}}, {{"é"}, {"y"}, {"b"}}};
@@ -90,12 +91,12 @@ TEST(RenderTable, UsesCompactCellsThenEllipsizesToFitTheWidth) {
   // The column with the most to spare gives first.
   EXPECT_EQ(render_table(kColumns, rows, {26, false, false, false}),
             "/a/v…name 2h left all good\n");
-  EXPECT_EQ(render_table(kColumns, rows, {20, false, false, false}),
-            "/a…ame 2h left all…\n");
+  EXPECT_EQ(render_table(kColumns, rows, {20, false, false, false}), "/a…ame 2h left all…\n");
 }
 
 TEST(RenderTable, ColumnsEarlierInShrinkOrderGiveUpCellsFirst) {
-  const std::vector<Column> columns{{"NAME", Ellipsize::Middle, 4, 1}, {"DEV", Ellipsize::Start, 4}};
+  const std::vector<Column> columns{{"NAME", Ellipsize::Middle, 4, 1},
+                                    {"DEV", Ellipsize::Start, 4}};
   const std::vector<std::vector<Cell>> rows{{{"/a/long/name"}, {"/dev/sda1"}}};
   EXPECT_EQ(render_table(columns, rows, {17, false, false, false}), "/a/long/name …da1\n");
   EXPECT_EQ(render_table(columns, rows, {14, false, false, false}), "/a/l…name …da1\n");
@@ -107,7 +108,8 @@ TEST(RenderTable, FullIgnoresTheWidth) {
 }
 
 TEST(RenderTable, ColoursCellsButNotTheirPadding) {
-  const std::vector<std::vector<Cell>> rows{{{"a", "", Color::Green}, {"b"}, {"c", "", Color::Red}}};
+  const std::vector<std::vector<Cell>> rows{
+      {{"a", "", Color::Green}, {"b"}, {"c", "", Color::Red}}};
   EXPECT_EQ(render_table(kColumns, rows, {0, false, false, true}),
             "\x1b[0;32ma\x1b[0m    b    \x1b[0;1;31mc\x1b[0m\n");
 }
@@ -126,11 +128,14 @@ TEST(JsonPretty, IndentsMembersAndKeepsStringsAndEmptyContainersIntact) {
 }
 
 TEST(PagerCommand, SystemdPagerThenPagerThenLessOnlyOnATerminal) {
-  const auto env = [](std::map<std::string, std::string> values) { return facts(std::move(values), true).getenv; };
+  const auto env = [](std::map<std::string, std::string> values) {
+    return facts(std::move(values), true).getenv;
+  };
   EXPECT_EQ(pager_command(env({{"SYSTEMD_PAGER", "most"}, {"PAGER", "more"}}), true, true), "most");
   EXPECT_EQ(pager_command(env({{"PAGER", "more"}}), true, true), "more");
   EXPECT_EQ(pager_command(env({}), true, true), "");  // the default: less
-  EXPECT_EQ(pager_command(env({{"SYSTEMD_PAGER", "cat"}, {"PAGER", "more"}}), true, true), std::nullopt);
+  EXPECT_EQ(pager_command(env({{"SYSTEMD_PAGER", "cat"}, {"PAGER", "more"}}), true, true),
+            std::nullopt);
   EXPECT_EQ(pager_command(env({{"PAGER", ""}}), true, true), std::nullopt);
   EXPECT_EQ(pager_command(env({}), false, true), std::nullopt);
   EXPECT_EQ(pager_command(env({}), true, false), std::nullopt);

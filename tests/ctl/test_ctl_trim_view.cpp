@@ -64,10 +64,10 @@ TEST_F(LinesViewTest, PrintsEveryChangeOfStateAtOnceAndTheResult) {
   target_.bytes = 1536ull << 20;
   target_.usec = 12300000;
   view_->show({&target_}, target_);
-  EXPECT_EQ(lines_, (std::vector<std::string>{
-                        "/mnt: waiting (disk sdb is busy)", "/mnt: 1%",
-                        "/mnt: waiting (disk sdb is busy)", "/mnt: 2%", "/mnt: paused",
-                        "/mnt: success, 1.5 GiB trimmed in 12.3s"}));
+  EXPECT_EQ(lines_,
+            (std::vector<std::string>{"/mnt: waiting (disk sdb is busy)", "/mnt: 1%",
+                                      "/mnt: waiting (disk sdb is busy)", "/mnt: 2%",
+                                      "/mnt: paused", "/mnt: success, 1.5 GiB trimmed in 12.3s"}));
 }
 
 TEST_F(LinesViewTest, ANewReasonToWaitWaitsTenSecondsForItsLine) {

@@ -177,10 +177,13 @@ TEST_F(TrimctlControl, NotifyFreedParsesHumanSizes) {
 }
 
 TEST_F(TrimctlUsage, BadCommandLinesExitTwoWithoutCallingTrimd) {
-  const std::vector<std::vector<std::string>> bad{
-      {"frobnicate"},          {"reload", "/data"},          {"notify-freed", "/data"},
-      {"notify-freed", "/data", "12XB"}, {"pause", "--wait"}, {"--bogus", "status"},
-      {"monitor", "extra"}};
+  const std::vector<std::vector<std::string>> bad{{"frobnicate"},
+                                                  {"reload", "/data"},
+                                                  {"notify-freed", "/data"},
+                                                  {"notify-freed", "/data", "12XB"},
+                                                  {"pause", "--wait"},
+                                                  {"--bogus", "status"},
+                                                  {"monitor", "extra"}};
   for (const auto& arguments : bad) {
     const auto result = trimctl(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments[0] << " " << result.err;

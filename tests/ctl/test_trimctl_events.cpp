@@ -14,7 +14,9 @@ class TrimctlTrimWait : public TrimctlTest {};
 class TrimctlMonitor : public TrimctlTest {};
 
 // Where `needle` first appears in `text`, npos when it does not.
-std::size_t position(const std::string& text, const std::string& needle) { return text.find(needle); }
+std::size_t position(const std::string& text, const std::string& needle) {
+  return text.find(needle);
+}
 
 // "<mount>  [=====>     ]  50%" somewhere in the terminal output.
 bool shows_half_done_bar(const std::string& out, const std::string& mount_point) {
@@ -60,7 +62,8 @@ TEST_F(TrimctlTrimWait, PrintsALineEveryTenthOfThePassNotEveryPercentInAPipe) {
 TEST_F(TrimctlTrimWait, ExitsOneWhenAPassFails) {
   const auto result = trimctl({"trim", "--wait", "/data"});
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_EQ(line_with(result.out, "trimmed"), "/data: failed: Input/output error, 0 B trimmed in 1.0s")
+  EXPECT_EQ(line_with(result.out, "trimmed"),
+            "/data: failed: Input/output error, 0 B trimmed in 1.0s")
       << result.out;
 }
 
@@ -199,8 +202,9 @@ TEST_F(TrimctlMonitor, PrintsJsonLinesOfAWholePassAndExitsZeroOnSigterm) {
   const std::string events = python_json(result.out, "[d['event'] for d in docs]");
   EXPECT_EQ(events.find("['PropertiesChanged', 'TrimStarted'"), 0u) << events;
   EXPECT_NE(events.rfind("'TrimFinished']"), std::string::npos) << events;
-  EXPECT_EQ(python_json(result.out, "[d['changed']['Progress'] for d in docs "
-                                    "if d['event'] == 'PropertiesChanged' and 'Progress' in d['changed']]"),
+  EXPECT_EQ(python_json(result.out,
+                        "[d['changed']['Progress'] for d in docs "
+                        "if d['event'] == 'PropertiesChanged' and 'Progress' in d['changed']]"),
             "[0, 0.5, 1]");
   EXPECT_EQ(python_json(result.out, "[d['bytes'] for d in docs if d['event'] == 'TrimFinished']"),
             "[" + std::to_string(kFastNextBytes) + "]");

@@ -12,11 +12,11 @@ class TrimctlHistory : public TrimctlTest {
     auto filesystems = sample_filesystems();
     FakeFilesystem& fast = filesystems.front();
     const uint64_t start = fast.last_trim_start;
-    fast.history = {
-        FakePass{"", start - 7 * 24 * 3600 * kUsecPerSecond, start - 7 * 24 * 3600 * kUsecPerSecond + 60 * kUsecPerSecond,
-                 8 * kUsecPerSecond, 52 * kUsecPerSecond, 1ull << 30, "success", 3},
-        FakePass{"", start, fast.last_trim_end, 20 * kUsecPerSecond, 0, kFastLastBytes,
-                 "failed: Input/output error", 0}};
+    fast.history = {FakePass{"", start - 7 * 24 * 3600 * kUsecPerSecond,
+                             start - 7 * 24 * 3600 * kUsecPerSecond + 60 * kUsecPerSecond,
+                             8 * kUsecPerSecond, 52 * kUsecPerSecond, 1ull << 30, "success", 3},
+                    FakePass{"", start, fast.last_trim_end, 20 * kUsecPerSecond, 0, kFastLastBytes,
+                             "failed: Input/output error", 0}};
     fast.lifetime.bytes_trimmed_total = 7ull << 30;
     fast.lifetime.passes_total = 12;
     fast.lifetime.preemptions_total = 5;

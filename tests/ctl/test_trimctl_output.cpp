@@ -83,7 +83,8 @@ TEST_F(TrimctlOutput, StatusFitsEightyColumnsByShorteningTheLongMountPointInTheM
   EXPECT_EQ(mount.rfind("/srv/", 0), 0u) << row;
   EXPECT_EQ(mount.substr(mount.size() - 4), "2026") << row;
   // Timestamps give way to their age first.
-  EXPECT_NE(line_with(result.out, "/mnt/fast").find(" 3 days ago "), std::string::npos) << result.out;
+  EXPECT_NE(line_with(result.out, "/mnt/fast").find(" 3 days ago "), std::string::npos)
+      << result.out;
 }
 
 TEST_F(TrimctlOutput, StatusAtOneHundredTwentyColumnsShowsEveryMountPointWhole) {
@@ -130,7 +131,8 @@ TEST_F(TrimctlOutput, JsonPrettyIsIndentedJsonWithTheSameContentAsShort) {
   EXPECT_EQ(lines_of(shorter.out).size(), 1u);
   EXPECT_EQ(python_json(pretty.out, whole), python_json(plain.out, whole));
   EXPECT_EQ(python_json(pretty.out, whole), python_json(shorter.out, whole));
-  EXPECT_EQ(python_json(pretty.out, "json.loads(text)['filesystems'][2]['mount_point']"), kLongMount);
+  EXPECT_EQ(python_json(pretty.out, "json.loads(text)['filesystems'][2]['mount_point']"),
+            kLongMount);
 }
 
 TEST_F(TrimctlOutput, JsonOffIsTheTableAndAnUnknownModeIsAUsageError) {
@@ -146,9 +148,12 @@ TEST_F(TrimctlOutput, ColoursOnATerminalButNotInAPipe) {
 }
 
 TEST_F(TrimctlOutput, NoColorAndSystemdColorsOffKeepATerminalPlain) {
-  for (const auto& environment : std::vector<std::map<std::string, std::string>>{
-           {{"NO_COLOR", "1"}}, {{"SYSTEMD_COLORS", "0"}}, {{"SYSTEMD_COLORS", "false"}},
-           {{"SYSTEMD_COLORS", "no"}}, {{"TERM", "dumb"}}}) {
+  for (const auto& environment :
+       std::vector<std::map<std::string, std::string>>{{{"NO_COLOR", "1"}},
+                                                       {{"SYSTEMD_COLORS", "0"}},
+                                                       {{"SYSTEMD_COLORS", "false"}},
+                                                       {{"SYSTEMD_COLORS", "no"}},
+                                                       {{"TERM", "dumb"}}}) {
     const auto result = status_with(environment, {}, true);
     ASSERT_EQ(result.exit_code, 0) << result.out;
     EXPECT_EQ(result.out.find(kColorEscape), std::string::npos) << environment.begin()->first;
@@ -158,7 +163,9 @@ TEST_F(TrimctlOutput, NoColorAndSystemdColorsOffKeepATerminalPlain) {
 
 TEST_F(TrimctlOutput, SystemdColorsOnColoursEvenAPipeAndOverridesNoColor) {
   for (const auto& environment : std::vector<std::map<std::string, std::string>>{
-           {{"SYSTEMD_COLORS", "1"}}, {{"SYSTEMD_COLORS", "yes"}}, {{"SYSTEMD_COLORS", "256"}},
+           {{"SYSTEMD_COLORS", "1"}},
+           {{"SYSTEMD_COLORS", "yes"}},
+           {{"SYSTEMD_COLORS", "256"}},
            {{"SYSTEMD_COLORS", "16"}, {"NO_COLOR", "1"}}}) {
     const auto result = status_with(environment);
     ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -183,12 +190,14 @@ TEST_F(TrimctlOutput, QuietPrintsNothingAndTheExitStatusTells) {
 }
 
 TEST_F(TrimctlOutput, PagesStatusOnATerminalThroughSystemdPagerWithLessOptions) {
-  const auto result = status_with({{"SYSTEMD_PAGER", "echo LESS=$LESS; sed 's/^/paged: /'"}}, {}, true);
+  const auto result =
+      status_with({{"SYSTEMD_PAGER", "echo LESS=$LESS; sed 's/^/paged: /'"}}, {}, true);
   ASSERT_EQ(result.exit_code, 0) << result.out;
   const auto lines = lines_of(result.out);
   ASSERT_GE(lines.size(), 6u) << result.out;
   EXPECT_EQ(lines[0], "LESS=FRSXMK");
-  for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(lines[i].rfind("paged: ", 0), 0u) << lines[i];
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i].rfind("paged: ", 0), 0u) << lines[i];
   EXPECT_NE(line_with(result.out, "paged: /mnt/fast "), "");  // all of it, before trimctl exits
 }
 
@@ -221,14 +230,13 @@ class PolkitAgentDirectory {
     if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
     chmod(path_.c_str(), 0777);  // the agent runs as the unprivileged caller
-    std::ofstream(path_ + "/pkttyagent")
-        << "#!/bin/sh\n"
-           "log=\"$(dirname \"$0\")/agent.log\"\n"
-           "echo \"$*\" > \"$log\"\n"
-           "sleep 0.5\n"
-           "echo registered >> \"$log\"\n"
-           "eval \"exec $4>&-\"\n"
-           "exec sleep 60\n";
+    std::ofstream(path_ + "/pkttyagent") << "#!/bin/sh\n"
+                                            "log=\"$(dirname \"$0\")/agent.log\"\n"
+                                            "echo \"$*\" > \"$log\"\n"
+                                            "sleep 0.5\n"
+                                            "echo registered >> \"$log\"\n"
+                                            "eval \"exec $4>&-\"\n"
+                                            "exec sleep 60\n";
     chmod((path_ + "/pkttyagent").c_str(), 0755);
   }
   ~PolkitAgentDirectory() { std::filesystem::remove_all(path_); }
@@ -282,9 +290,11 @@ TEST_F(TrimctlOutput, StartsNoPolkitAgentWithoutATerminalOrWithNoAskPassword) {
   pipe.environment["PATH"] = agent.path() + ":/usr/bin:/bin";
   ChildOptions terminal = pipe;
   terminal.terminal = true;
-  EXPECT_EQ(run_child(as_unprivileged({TRIMCTL_BINARY, "--address", nowhere, "pause"}), pipe).exit_code, 3);
-  EXPECT_EQ(run_child(as_unprivileged({TRIMCTL_BINARY, "--address", nowhere, "--no-ask-password",
-                                       "pause"}),
+  EXPECT_EQ(
+      run_child(as_unprivileged({TRIMCTL_BINARY, "--address", nowhere, "pause"}), pipe).exit_code,
+      3);
+  EXPECT_EQ(run_child(as_unprivileged(
+                          {TRIMCTL_BINARY, "--address", nowhere, "--no-ask-password", "pause"}),
                       terminal)
                 .exit_code,
             3);

@@ -71,7 +71,8 @@ class TrimctlTest : public ::testing::Test {
         "except ValueError:\n"
         "    docs = [json.loads(line) for line in text.splitlines() if line.strip()]\n"
         "doc = docs[0] if len(docs) == 1 else None\n"
-        "print(" + expression + ")\n";
+        "print(" +
+        expression + ")\n";
     const auto result = run_child({*python, "-c", script, path});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     std::string out = result.out;

@@ -43,7 +43,8 @@ std::set<std::string> long_options(const std::string& help) {
   std::set<std::string> options;
   for (auto at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
     std::size_t end = at + 2;
-    while (end < help.size() && (std::islower(static_cast<unsigned char>(help[end])) || help[end] == '-'))
+    while (end < help.size() &&
+           (std::islower(static_cast<unsigned char>(help[end])) || help[end] == '-'))
       ++end;
     std::string option = help.substr(at, end - at);
     while (!option.empty() && option.back() == '-') option.pop_back();
@@ -90,7 +91,8 @@ std::vector<Default> shipped_defaults() {
       continue;
     }
     const auto equals = line.find(" = ");
-    if (equals != std::string::npos) defaults.push_back({table, line.substr(0, equals), line.substr(equals + 3)});
+    if (equals != std::string::npos)
+      defaults.push_back({table, line.substr(0, equals), line.substr(equals + 3)});
   }
   return defaults;
 }
@@ -163,7 +165,8 @@ TEST(ExitStatus, TrimdReturnsWhatTrimd8Documents) {
   EXPECT_EQ(run_child({TRIMD_BINARY, "--check-config", "--config", valid.path()}).exit_code, 0);
 
   // Nothing is trimmed: the one mount point named does not exist.
-  const auto state = std::filesystem::temp_directory_path() / ("trimd-docs-state." + std::to_string(getpid()));
+  const auto state =
+      std::filesystem::temp_directory_path() / ("trimd-docs-state." + std::to_string(getpid()));
   const auto once = run_child({TRIMD_BINARY, "--once", "--no-bus", "--config", valid.path(),
                                "--state-dir", state.string(), "/nonexistent/trimd-docs"});
   std::filesystem::remove_all(state);
@@ -171,14 +174,16 @@ TEST(ExitStatus, TrimdReturnsWhatTrimd8Documents) {
 }
 
 TEST(ExitStatus, TrimdToml5GivesTheStatusOfABrokenPolicy) {
-  EXPECT_NE(section(man_page("trimd.toml.5"), "ERRORS").find("exit with status 78"), std::string::npos);
+  EXPECT_NE(section(man_page("trimd.toml.5"), "ERRORS").find("exit with status 78"),
+            std::string::npos);
 }
 
 TEST(ExitStatus, TrimctlReturnsWhatTrimctl1Documents) {
   EXPECT_EQ(documented_exit_codes(man_page("trimctl.1")), (std::set<int>{0, 1, 2, 3}));
   EXPECT_EQ(run_child({TRIMCTL_BINARY, "frobnicate"}).exit_code, 2);
   EXPECT_EQ(run_child({TRIMCTL_BINARY, "--no-such-option"}).exit_code, 2);
-  const auto nowhere = run_child({TRIMCTL_BINARY, "--address", "unix:path=/nonexistent/trimd-docs", "status"});
+  const auto nowhere =
+      run_child({TRIMCTL_BINARY, "--address", "unix:path=/nonexistent/trimd-docs", "status"});
   EXPECT_EQ(nowhere.exit_code, 3) << nowhere.err;
 }
 
@@ -191,7 +196,8 @@ TEST(CheckConfig, SaysThatNoFileExistsAndTheBuiltInDefaultsAreValid) {
   if (std::filesystem::exists(path)) GTEST_SKIP() << path << " exists here";
   const auto result = run_child({TRIMD_BINARY, "--check-config"});
   EXPECT_EQ(result.exit_code, 0);
-  EXPECT_EQ(result.out, path + " does not exist: trimd uses the built-in defaults, which are valid\n");
+  EXPECT_EQ(result.out,
+            path + " does not exist: trimd uses the built-in defaults, which are valid\n");
 }
 
 TEST(ConfigPath, TrimctlNamesTheFileTrimdReads) {
@@ -199,7 +205,8 @@ TEST(ConfigPath, TrimctlNamesTheFileTrimdReads) {
   const auto at = trimd_help.find("(default ");
   ASSERT_NE(at, std::string::npos);
   const std::string path = trimd_help.substr(at + 9, trimd_help.find(')', at) - at - 9);
-  EXPECT_NE(run_child({TRIMCTL_BINARY, "--help"}).out.find("(" + path + ")"), std::string::npos) << path;
+  EXPECT_NE(run_child({TRIMCTL_BINARY, "--help"}).out.find("(" + path + ")"), std::string::npos)
+      << path;
 }
 
 }  // namespace

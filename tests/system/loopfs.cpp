@@ -78,11 +78,8 @@ std::vector<std::string> tools_for(Fs fs) {
 // ---- LoopImage ------------------------------------------------------------
 
 LoopImage::LoopImage(std::string dir, std::uint64_t size_bytes, std::optional<Fs> fs)
-    : dir_(std::move(dir)),
-      file_(dir_ + "/image.img"),
-      mount_point_(dir_ + "/mnt"),
-      size_bytes_(size_bytes),
-      fs_(fs) {
+    : dir_(std::move(dir)), file_(dir_ + "/image.img"), mount_point_(dir_ + "/mnt"),
+      size_bytes_(size_bytes), fs_(fs) {
   try {
     slot_ = cleanup::claim_slot(dir_, mount_point_, file_);
   } catch (...) {

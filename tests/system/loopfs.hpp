@@ -23,14 +23,14 @@ namespace trimd::test {
 std::optional<std::string> missing_root();  // root and /dev/loop-control
 std::optional<std::string> missing_tools(const std::vector<std::string>& tools);
 
-#define TRIMD_SKIP_OR_FAIL_IF(reason_expr)                                          \
-  do {                                                                              \
-    if (const auto trimd_reason_ = (reason_expr)) {                                 \
-      if (::trimd::test::running_under_ci())                                        \
+#define TRIMD_SKIP_OR_FAIL_IF(reason_expr)                                           \
+  do {                                                                               \
+    if (const auto trimd_reason_ = (reason_expr)) {                                  \
+      if (::trimd::test::running_under_ci())                                         \
         FAIL() << *trimd_reason_ << " (CI=true: a missing capability is a failure)"; \
-      else                                                                          \
-        GTEST_SKIP() << *trimd_reason_;                                             \
-    }                                                                               \
+      else                                                                           \
+        GTEST_SKIP() << *trimd_reason_;                                              \
+    }                                                                                \
   } while (0)
 
 // Use in a test body or SetUp(): skip when not root, fail instead under CI=true.
@@ -101,12 +101,12 @@ class LoopImage {
   const std::string& backing_file() const { return file_; }
   const std::string& mount_point() const { return mount_point_; }
   const std::string& device() const { return device_; }  // "/dev/loop3"; empty when detached
-  std::string loop_name() const;                          // "loop3", as in /proc/diskstats
+  std::string loop_name() const;                         // "loop3", as in /proc/diskstats
   std::optional<Fs> fs() const { return fs_; }
   bool attached() const { return loop_fd_ >= 0; }
   bool mounted() const { return mounted_; }
-  dev_t mounted_dev() const;        // st_dev of the mounted filesystem's root
-  std::string blkid_uuid() const;   // `blkid -s UUID -o value`
+  dev_t mounted_dev() const;       // st_dev of the mounted filesystem's root
+  std::string blkid_uuid() const;  // `blkid -s UUID -o value`
 
  private:
   LoopImage(std::string dir, std::uint64_t size_bytes, std::optional<Fs> fs);
@@ -123,7 +123,7 @@ class LoopImage {
   int lock_fd_ = -1;  // flock on dir_: tells a later run's sweep we are alive
   int loop_fd_ = -1;  // held open: the loop is autoclear, so a crash still frees it
   bool mounted_ = false;
-  int slot_ = -1;     // in the table the signal handler cleans up from
+  int slot_ = -1;              // in the table the signal handler cleans up from
   bool renew_device_ = false;  // discard was turned off on device_ for good
 };
 

@@ -15,8 +15,8 @@ namespace trimd::test {
 
 // The topmost entry for `mount_point` in a mountinfo file (this process's by
 // default: the mount namespace the test runs in, outside trimd's).
-inline std::optional<MountEntry> mount_entry_at(const std::string& mount_point,
-                                                const std::string& mountinfo = "/proc/self/mountinfo") {
+inline std::optional<MountEntry> mount_entry_at(
+    const std::string& mount_point, const std::string& mountinfo = "/proc/self/mountinfo") {
   std::ifstream in(mountinfo);
   std::stringstream text;
   text << in.rdbuf();

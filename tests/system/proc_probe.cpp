@@ -45,7 +45,8 @@ std::optional<FitrimCall> fitrim_in_flight(pid_t pid) {
   const int mem = ::open(proc_path(pid, "mem").c_str(), O_RDONLY | O_CLOEXEC);
   if (mem < 0) return std::nullopt;
   fstrim_range range{};
-  const auto got = ::pread(mem, &range, sizeof range, static_cast<off_t>(std::stoull(arg, nullptr, 16)));
+  const auto got =
+      ::pread(mem, &range, sizeof range, static_cast<off_t>(std::stoull(arg, nullptr, 16)));
   ::close(mem);
   if (got != static_cast<ssize_t>(sizeof range)) return std::nullopt;
   return FitrimCall{range.start, range.len};

@@ -33,14 +33,16 @@ template <typename Wanted>
 std::optional<std::pair<pid_t, FitrimCall>> runner_in_fitrim(pid_t trimd, Wanted wanted,
                                                              std::chrono::milliseconds timeout) {
   std::optional<std::pair<pid_t, FitrimCall>> found;
-  wait_until([&] {
-    for (pid_t child : children_of(trimd))
-      if (auto call = fitrim_in_flight(child); call && wanted(*call)) {
-        found.emplace(child, *call);
-        return true;
-      }
-    return false;
-  }, timeout, std::chrono::milliseconds{2});
+  wait_until(
+      [&] {
+        for (pid_t child : children_of(trimd))
+          if (auto call = fitrim_in_flight(child); call && wanted(*call)) {
+            found.emplace(child, *call);
+            return true;
+          }
+        return false;
+      },
+      timeout, std::chrono::milliseconds{2});
   return found;
 }
 

@@ -35,8 +35,7 @@ SlowTrimMount::SlowTrimMount(const LoopImage& image, Fs fs, int discard_latency_
   fs::create_directories(mount_point_);
   try {
     start_slowtrim(image.backing_file(), discard_latency_ms);
-    device_ = run_or_throw({"losetup", "--find", "--show", "--direct-io=off",
-                            fuse_dir_ + "/disk"});
+    device_ = run_or_throw({"losetup", "--find", "--show", "--direct-io=off", fuse_dir_ + "/disk"});
     while (!device_.empty() && device_.back() == '\n') device_.pop_back();
     run_or_throw({"mount", "-t", fs_name(fs), "-o", "nodiscard", device_, mount_point_});
     mounted_ = true;

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
-#include <ostream>
 #include <limits>
+#include <ostream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -110,8 +110,8 @@ TEST(BtrfsChunkSearch, StopsAtATruncatedItem) {
   ASSERT_EQ(page.block_groups.size(), 1u);
   EXPECT_EQ(page.block_groups[0].start, kMiB);
   EXPECT_EQ(page.last_offset, kMiB);
-  EXPECT_TRUE(SearchBuffer().chunk(kMiB, kMiB).cut(sizeof(btrfs_chunk) + 1).parse()
-                  .block_groups.empty());
+  EXPECT_TRUE(
+      SearchBuffer().chunk(kMiB, kMiB).cut(sizeof(btrfs_chunk) + 1).parse().block_groups.empty());
 }
 
 TEST(BtrfsChunkSearch, SortsBlockGroupsAndDropsEmptyOnes) {
@@ -228,10 +228,10 @@ TEST_F(RealBtrfs, ChunkedPassReclaimsWhatOneWholeRangeFstrimReclaims) {
   put_away(chunked);
   const std::uint64_t after_chunks = chunked.allocated_bytes();
 
-  std::cout << "btrfs " << kImageMib << " MiB, " << deleted << " bytes deleted; allocated: "
-            << untrimmed << " untrimmed, " << after_fstrim << " after fstrim, " << after_chunks
-            << " after " << chunks.size() << " chunks of at most " << kChunkBytes / kMiB
-            << " MiB:";
+  std::cout << "btrfs " << kImageMib << " MiB, " << deleted
+            << " bytes deleted; allocated: " << untrimmed << " untrimmed, " << after_fstrim
+            << " after fstrim, " << after_chunks << " after " << chunks.size()
+            << " chunks of at most " << kChunkBytes / kMiB << " MiB:";
   for (const TrimRange& range : chunks) std::cout << " " << range.start << "+" << range.len;
   std::cout << "\n";
   RecordProperty("untrimmed_bytes", std::to_string(untrimmed));

@@ -263,8 +263,8 @@ TEST_P(LinearFilesystem, FitrimInChunksReclaimsEverythingDeleted) {
   EXPECT_LE(image.allocated_bytes() + deleted_, before);
 }
 
-INSTANTIATE_TEST_SUITE_P(RealFilesystems, LinearFilesystem,
-                         ::testing::Values(Fs::Ext4, Fs::Xfs), name_of);
+INSTANTIATE_TEST_SUITE_P(RealFilesystems, LinearFilesystem, ::testing::Values(Fs::Ext4, Fs::Xfs),
+                         name_of);
 
 // btrfs: FITRIM addresses are its logical address space.
 class BtrfsFilesystem : public LoopFilesystem {};

@@ -49,8 +49,9 @@ void fstrim_reference(Fs fs, const std::string& mount_point, std::uint64_t size)
     return;
   }
   for (std::uint64_t offset = 0; offset < size; offset += kStep)
-    ASSERT_TRUE(run_command({"fstrim", "-o", std::to_string(offset), "-l",
-                             std::to_string(kStep), mount_point}).ok());
+    ASSERT_TRUE(run_command({"fstrim", "-o", std::to_string(offset), "-l", std::to_string(kStep),
+                             mount_point})
+                    .ok());
 }
 
 class PreemptedPasses : public ::testing::TestWithParam<Fs> {
@@ -67,7 +68,8 @@ class PreemptedPasses : public ::testing::TestWithParam<Fs> {
         "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"0s\"\n"
         "chunk_size = \"64MiB\"\npause = \"0s\"\n\n"
         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
-        "[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n");
+        "[[filesystem]]\nmatch = \"" +
+        mount_point + "\"\nenabled = true\n");
   }
 
   TrimdSandbox sandbox_;
@@ -90,19 +92,22 @@ TEST_P(PreemptedPasses, ReclaimWhatFstrimDoesAfterManyPreemptions) {
   // A writer into the middle of chunk after chunk.
   int cut = 0;
   for (int tries = 0; cut < kPreemptions && tries < 3 * kPreemptions; ++tries) {
-    const auto runner = runner_in_fitrim(trimd.pid(), [](const FitrimCall&) { return true; }, 60s);
+    const auto runner = runner_in_fitrim(
+        trimd.pid(), [](const FitrimCall&) { return true; }, 60s);
     ASSERT_TRUE(runner) << "no chunk in FITRIM\n" << trimd.log();
     std::this_thread::sleep_for(kIntoTheChunk);
     if (!process_exists(runner->first)) continue;  // that chunk was done already
     ForegroundWriter writer(mnt + "/foreground");
     ASSERT_TRUE(wait_until([&] { return !process_exists(runner->first); }, 10s))
-        << "the runner kept trimming under foreground writes\n" << trimd.log();
+        << "the runner kept trimming under foreground writes\n"
+        << trimd.log();
     ++cut;
   }
   ::unlink((mnt + "/foreground").c_str());
   ASSERT_TRUE(wait_until([&] { return state_last_result(sandbox_.state_file(), mnt) == "success"; },
                          300s, 100ms))
-      << "the pass did not finish\n" << trimd.log();
+      << "the pass did not finish\n"
+      << trimd.log();
   trimd.send(SIGTERM);
   ASSERT_EQ(trimd.wait_for_exit(10s), 0) << trimd.log();
 
@@ -129,7 +134,9 @@ TEST_P(PreemptedPasses, ReclaimWhatFstrimDoesAfterManyPreemptions) {
 
 INSTANTIATE_TEST_SUITE_P(RealFilesystems, PreemptedPasses,
                          ::testing::Values(Fs::Ext4, Fs::Xfs, Fs::Btrfs),
-                         [](const auto& test_param) { return std::string(fs_name(test_param.param)); });
+                         [](const auto& test_param) {
+                           return std::string(fs_name(test_param.param));
+                         });
 
 }  // namespace
 }  // namespace trimd::test

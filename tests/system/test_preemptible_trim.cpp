@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <fstream>
-#include <sstream>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,12 +65,12 @@ class FitrimRunner : public ::testing::TestWithParam<Fs> {
 // discard. A thread could not be stopped at all.
 TEST_P(FitrimRunner, ExitsSoonAfterSigkillInTheMiddleOfAFitrim) {
   TRIMD_SKIP_OR_FAIL_IF(missing_slowtrim());
-  FragmentedImage original = fragmented_image(GetParam(), kSlowImageMib, kSlowFiles, kSlowFileBytes);
+  FragmentedImage original =
+      fragmented_image(GetParam(), kSlowImageMib, kSlowFiles, kSlowFileBytes);
   original.image.detach();
   SlowTrimMount slow(original.image, GetParam());
   const std::uint64_t before = counters_of(slow.loop_name()).discards_completed;
-  RunnerProcess runner(TrimTarget{slow.mount_point(), slow.mounted_dev()},
-                       TrimRange{0, ~0ull, 0});
+  RunnerProcess runner(TrimTarget{slow.mount_point(), slow.mounted_dev()}, TrimRange{0, ~0ull, 0});
   ASSERT_TRUE(wait_until(
       [&] { return counters_of(slow.loop_name()).discards_completed >= before + 100; }, 30s))
       << "the runner sent no discards";
@@ -115,8 +115,7 @@ TEST_P(FitrimRunner, ItsOwnReadsAreAllChargedToIt) {
   std::cout << "[preempt] " << fs_name(GetParam()) << ": FITRIM over " << fs.deleted / 1024
             << " KiB freed: disk read " << disk_read << " B in "
             << after.reads_completed - before.reads_completed << " reads, wrote " << disk_written
-            << " B; runner read_bytes " << own->read << ", write_bytes " << own->write
-            << std::endl;
+            << " B; runner read_bytes " << own->read << ", write_bytes " << own->write << std::endl;
   RecordProperty("disk_read_bytes", std::to_string(disk_read));
   RecordProperty("runner_read_bytes", std::to_string(own->read));
   // btrfs reads its free-space cache in a kernel worker: within the allowance.
@@ -126,7 +125,9 @@ TEST_P(FitrimRunner, ItsOwnReadsAreAllChargedToIt) {
 
 INSTANTIATE_TEST_SUITE_P(RealFilesystems, FitrimRunner,
                          ::testing::Values(Fs::Ext4, Fs::Xfs, Fs::Btrfs),
-                         [](const auto& test_param) { return std::string(fs_name(test_param.param)); });
+                         [](const auto& test_param) {
+                           return std::string(fs_name(test_param.param));
+                         });
 
 class PreemptibleTrim : public ::testing::Test {
  protected:
@@ -141,14 +142,18 @@ class PreemptibleTrim : public ::testing::Test {
     sandbox_.write_config(
         "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\npreempt_interval = \"20ms\"\n\n"
         "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"0s\"\n"
-        "chunk_size = \"" + chunk_size + "\"\npause = \"0s\"\n\n"
+        "chunk_size = \"" +
+        chunk_size +
+        "\"\npause = \"0s\"\n\n"
         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
-        "[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n");
+        "[[filesystem]]\nmatch = \"" +
+        mount_point + "\"\nenabled = true\n");
   }
 
   // The first runner of `trimd` found inside a FITRIM that starts past 0.
   static std::optional<std::pair<pid_t, FitrimCall>> runner_past_start(pid_t trimd) {
-    return runner_in_fitrim(trimd, [](const FitrimCall& call) { return call.start > 0; }, 60s);
+    return runner_in_fitrim(
+        trimd, [](const FitrimCall& call) { return call.start > 0; }, 60s);
   }
 
   TrimdSandbox sandbox_;
@@ -174,11 +179,13 @@ TEST_F(PreemptibleTrim, SigtermMidChunkExitsAtOnceWithTheCursorAtTheChunkStart) 
   EXPECT_LT(ms, 1000.0);
   EXPECT_FALSE(process_exists(runner->first)) << "the runner outlived trimd";
   EXPECT_EQ(state_cursor(sandbox_.state_file(), slow.mount_point()), runner->second.start)
-      << "the saved cursor is not the start of the killed chunk\n" << trimd.log();
+      << "the saved cursor is not the start of the killed chunk\n"
+      << trimd.log();
 }
 
 TEST_F(PreemptibleTrim, AWriterMidChunkKillsTheRunnerAndThePassStillReclaimsAll) {
-  Twins twins = fragmented_twins(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes, kExt4SmallGroups);
+  Twins twins =
+      fragmented_twins(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes, kExt4SmallGroups);
   twins.first.mount(kNoDiscard);
   ASSERT_TRUE(run_command({"fstrim", twins.first.mount_point()}).ok());
   twins.first.unmount();
@@ -216,9 +223,10 @@ TEST_F(PreemptibleTrim, AWriterMidChunkKillsTheRunnerAndThePassStillReclaimsAll)
   writer.reset();
   ::unlink((mnt + "/foreground").c_str());
 
-  ASSERT_TRUE(wait_until([&] {
-    return state_last_result(sandbox_.state_file(), mnt) == "success";
-  }, 180s, 100ms)) << "the pass did not finish\n" << trimd.log();
+  ASSERT_TRUE(wait_until([&] { return state_last_result(sandbox_.state_file(), mnt) == "success"; },
+                         180s, 100ms))
+      << "the pass did not finish\n"
+      << trimd.log();
   EXPECT_TRUE(wait_until([&] { return children_of(trimd.pid()).empty(); }, 2s))
       << "runners (or zombies) left after the pass";
   EXPECT_EQ(open_fds(trimd.pid()), fds_between_chunks) << "file descriptors leaked";
@@ -228,8 +236,8 @@ TEST_F(PreemptibleTrim, AWriterMidChunkKillsTheRunnerAndThePassStillReclaimsAll)
 
   const std::uint64_t tolerance = twin_tolerance(twins.first.allocated_bytes());
   std::cout << "[preempt] allocated after fstrim " << mib(twins.first.allocated_bytes())
-            << " MiB, after trimd with preemption " << mib(twins.second.allocated_bytes())
-            << " MiB" << std::endl;
+            << " MiB, after trimd with preemption " << mib(twins.second.allocated_bytes()) << " MiB"
+            << std::endl;
   EXPECT_LE(twins.second.allocated_bytes(), twins.first.allocated_bytes() + tolerance);
   EXPECT_GE(twins.second.allocated_bytes() + tolerance, twins.first.allocated_bytes());
 }

@@ -44,8 +44,8 @@ std::string window_not_now() {
 std::string takeover_config(const std::string& mount_point, const std::string& extra_trim,
                             const std::string& extra_rule) {
   return "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\n\n"
-         "[trim]\nenabled = false\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\n" + extra_trim +
-         "\n[[filesystem]]\nmatch = \"" + mount_point +
+         "[trim]\nenabled = false\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\n" +
+         extra_trim + "\n[[filesystem]]\nmatch = \"" + mount_point +
          "\"\nenabled = true\ninline_discard = \"takeover\"\n" + extra_rule;
 }
 
@@ -252,15 +252,15 @@ TEST_P(XfsTakeover, IsReportedWithItsReasonAndNeverRemounted) {
   ASSERT_TRUE(before);
   sandbox_.write_config(takeover_config(mnt, "", ""));
 
-  const auto report = run_command(
-      std::vector<std::string>{TRIMD_BINARY, "--dry-run", "--config", sandbox_.config_path(),
-                               "--state-dir", sandbox_.state_dir()});
+  const auto report = run_command(std::vector<std::string>{TRIMD_BINARY, "--dry-run", "--config",
+                                                           sandbox_.config_path(), "--state-dir",
+                                                           sandbox_.state_dir()});
   ASSERT_TRUE(report.ok()) << report.err;
   EXPECT_THAT(report.out, HasSubstr("not taken over: xfs keeps 'discard' across a remount"));
 
   TrimdProcess trimd(sandbox_.args(), sandbox_.log_path("xfs"));
-  ASSERT_TRUE(wait_until([&] { return state_string(sandbox_.state_file(), mnt, "mount_point").has_value(); },
-                         15s))
+  ASSERT_TRUE(wait_until(
+      [&] { return state_string(sandbox_.state_file(), mnt, "mount_point").has_value(); }, 15s))
       << trimd.log();
   trimd.send(SIGTERM);
   EXPECT_EQ(trimd.wait_for_exit(10s), 0) << trimd.log();

@@ -109,8 +109,7 @@ TEST_P(TakesOver, FromAPrivateReadOnlyMountNamespaceForEveryNamespace) {
   EXPECT_EQ(super_options_but_discard(*outside), super_options_but_discard(*before));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ext4AndBtrfs, TakesOver, ::testing::Values(Fs::Ext4, Fs::Btrfs),
-                         name_of);
+INSTANTIATE_TEST_SUITE_P(Ext4AndBtrfs, TakesOver, ::testing::Values(Fs::Ext4, Fs::Btrfs), name_of);
 
 class XfsRemount : public RealRemounter {};
 
@@ -120,8 +119,7 @@ TEST_P(XfsRemount, KeepsDiscardAndTheRemounterSaysSo) {
   EXPECT_EQ(discard_mode_at(mnt()), DiscardMode::Sync);
 }
 
-INSTANTIATE_TEST_SUITE_P(Xfs, XfsRemount, ::testing::Values(Fs::Xfs),
-                         name_of);
+INSTANTIATE_TEST_SUITE_P(Xfs, XfsRemount, ::testing::Values(Fs::Xfs), name_of);
 
 }  // namespace
 }  // namespace trimd::test

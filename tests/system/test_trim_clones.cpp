@@ -143,7 +143,9 @@ TEST_P(TrimClones, ACopyTrimmedAloneUpdatesItsOwnRecordAndNoOtherCopys) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Filesystems, TrimClones, ::testing::Values(Fs::Ext4, Fs::Xfs),
-                         [](const auto& param_info) { return std::string(fs_name(param_info.param)); });
+                         [](const auto& param_info) {
+                           return std::string(fs_name(param_info.param));
+                         });
 
 }  // namespace
 }  // namespace trimd::test

@@ -39,7 +39,8 @@ pause = "200ms"
   for (const auto& mount_point : fast)
     toml += "\n[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n";
   if (!slow.empty())
-    toml += "\n[[filesystem]]\nmatch = \"" + slow + "\"\nenabled = true\nchunk_size = \"8MiB\"\n"
+    toml += "\n[[filesystem]]\nmatch = \"" + slow +
+            "\"\nenabled = true\nchunk_size = \"8MiB\"\n"
             "pause = \"300ms\"\n";
   return toml;
 }

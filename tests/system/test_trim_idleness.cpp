@@ -98,7 +98,8 @@ class TrimIdleness : public ::testing::Test {
 };
 
 TEST_F(TrimIdleness, WaitsForTheWriterToStopBeforeTrimming) {
-  sandbox_.write_config(std::string(kIdleSettings) + "[trim]\nchunk_size = \"32MiB\"\npause = \"0s\"\n");
+  sandbox_.write_config(std::string(kIdleSettings) +
+                        "[trim]\nchunk_size = \"32MiB\"\npause = \"0s\"\n");
   // A second filesystem on an idle disk: its whole pass shows that trimd
   // sampled past the idle window and trims what is idle meanwhile.
   LoopImage idle = LoopImage::create(64);
@@ -128,7 +129,8 @@ TEST_F(TrimIdleness, WaitsForTheWriterToStopBeforeTrimming) {
 
 TEST_F(TrimIdleness, PausesAPassWhenTheWriterStartsAndFinishesItAfterwards) {
   // 256 MiB in 8 MiB chunks, 300 ms apart: a pass of about ten seconds.
-  sandbox_.write_config(std::string(kIdleSettings) + "[trim]\nchunk_size = \"8MiB\"\npause = \"300ms\"\n");
+  sandbox_.write_config(std::string(kIdleSettings) +
+                        "[trim]\nchunk_size = \"8MiB\"\npause = \"300ms\"\n");
   const std::string& mnt = image().mount_point();
   TrimdProcess trimd(sandbox_.args({"--once", mnt}), sandbox_.log_path("trimd"));
   ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, mnt, 20s, 3)) << trimd.log();

@@ -111,7 +111,8 @@ TEST_F(TrimRestart, KeepsTheOldConfigurationWhenAReloadFindsABrokenOne) {
   EXPECT_EQ(field_u64(*failed, "CONFIG_COLUMN"), 1u);
   const std::size_t chunks_then = chunk_lines(trimd, mnt).size();
   ASSERT_TRUE(trimd.wait_for_event(EventId::ChunkStarted, mnt, 10s, chunks_then + 2))
-      << "trimd stopped trimming after the failed reload:\n" << trimd.log();
+      << "trimd stopped trimming after the failed reload:\n"
+      << trimd.log();
   for (const ChunkLine& chunk : chunk_lines(trimd, mnt)) EXPECT_EQ(chunk.length, 16u << 20);
 
   // A good policy is taken: the next chunks are of its size.

@@ -79,22 +79,26 @@ class TrimVsFstrim : public ::testing::TestWithParam<Fs> {
   std::uint64_t discarded_sectors_ = 0;
 };
 
-void report(const char* fs, std::uint64_t untrimmed, const Trimmed& fstrim,
-            const Trimmed& trimd, const PassSummary& pass, std::uint64_t discarded) {
+void report(const char* fs, std::uint64_t untrimmed, const Trimmed& fstrim, const Trimmed& trimd,
+            const PassSummary& pass, std::uint64_t discarded) {
   char line[512];
-  std::snprintf(line, sizeof line,
-                "[trim-vs-fstrim] %s: allocated untrimmed %.1f MiB, after fstrim %.1f MiB, "
-                "after trimd %.1f MiB; fstrim %.3f s wall; trimd pass %.3f s trimming, %.3f s wall, "
-                "%u chunks, %.1f MiB sent as discards",
-                fs, mib(untrimmed), mib(fstrim.allocated), mib(trimd.allocated),
-                fstrim.wall_seconds, static_cast<double>(pass.duration_usec) / 1e6, trimd.wall_seconds, pass.chunks,
-                mib(discarded));
+  std::snprintf(
+      line, sizeof line,
+      "[trim-vs-fstrim] %s: allocated untrimmed %.1f MiB, after fstrim %.1f MiB, "
+      "after trimd %.1f MiB; fstrim %.3f s wall; trimd pass %.3f s trimming, %.3f s wall, "
+      "%u chunks, %.1f MiB sent as discards",
+      fs, mib(untrimmed), mib(fstrim.allocated), mib(trimd.allocated), fstrim.wall_seconds,
+      static_cast<double>(pass.duration_usec) / 1e6, trimd.wall_seconds, pass.chunks,
+      mib(discarded));
   std::cout << line << std::endl;
   ::testing::Test::RecordProperty("allocated_untrimmed_mib", std::to_string(mib(untrimmed)));
-  ::testing::Test::RecordProperty("allocated_after_fstrim_mib", std::to_string(mib(fstrim.allocated)));
-  ::testing::Test::RecordProperty("allocated_after_trimd_mib", std::to_string(mib(trimd.allocated)));
+  ::testing::Test::RecordProperty("allocated_after_fstrim_mib",
+                                  std::to_string(mib(fstrim.allocated)));
+  ::testing::Test::RecordProperty("allocated_after_trimd_mib",
+                                  std::to_string(mib(trimd.allocated)));
   ::testing::Test::RecordProperty("fstrim_wall_seconds", std::to_string(fstrim.wall_seconds));
-  ::testing::Test::RecordProperty("trimd_pass_seconds", std::to_string(static_cast<double>(pass.duration_usec) / 1e6));
+  ::testing::Test::RecordProperty("trimd_pass_seconds",
+                                  std::to_string(static_cast<double>(pass.duration_usec) / 1e6));
   ::testing::Test::RecordProperty("trimd_wall_seconds", std::to_string(trimd.wall_seconds));
   ::testing::Test::RecordProperty("trimd_chunks", static_cast<int>(pass.chunks));
   ::testing::Test::RecordProperty("trimd_discarded_mib", std::to_string(mib(discarded)));
@@ -117,14 +121,17 @@ TEST_P(TrimVsFstrim, ReclaimsWhatFstrimReclaimsInSeveralChunks) {
 
   // There was something to reclaim, and trimd reclaimed all of it.
   const std::uint64_t tolerance = twin_tolerance(fstrim.allocated);
-  EXPECT_LE(fstrim.allocated + tolerance, untrimmed) << "fstrim reclaimed nothing: " << fstrim_said_;
+  EXPECT_LE(fstrim.allocated + tolerance, untrimmed)
+      << "fstrim reclaimed nothing: " << fstrim_said_;
   EXPECT_LE(trimd.allocated + twins.deleted, untrimmed + tolerance)
       << "trimd reclaimed " << mib(untrimmed) - mib(trimd.allocated) << " MiB of "
-      << mib(twins.deleted) << " MiB deleted\n" << log_;
+      << mib(twins.deleted) << " MiB deleted\n"
+      << log_;
   // trimd never leaves more behind than fstrim ...
   EXPECT_LE(trimd.allocated, fstrim.allocated + tolerance)
       << "trimd left " << mib(trimd.allocated) << " MiB allocated, fstrim " << mib(fstrim.allocated)
-      << " MiB\n" << log_;
+      << " MiB\n"
+      << log_;
   // ... and matches it wherever fstrim's one call reclaimed everything. On
   // xfs (6.18) it does not: one whole-range FITRIM leaves most freed extents
   // allocated, while trimd's AG-sized chunks reclaim them (measured).
@@ -157,18 +164,22 @@ TEST(TrimdOnExt4, DiscardsEachFreeBlockAtMostOnceWithChunksSmallerThanABlockGrou
   const DiscardCounters before = discard_counters(image.loop_name());
   TrimdProcess trimd(sandbox.args({"--once", image.mount_point()}), sandbox.log_path("trimd"));
   ASSERT_EQ(trimd.wait_for_exit(60s), 0) << trimd.log();
-  const std::uint64_t discarded = (discard_counters(image.loop_name()).sectors - before.sectors) * 512;
+  const std::uint64_t discarded =
+      (discard_counters(image.loop_name()).sectors - before.sectors) * 512;
   std::cout << "[trim-vs-fstrim] ext4, 512 MiB in 8 MiB chunks: " << mib(discarded)
             << " MiB sent as discards" << std::endl;
   EXPECT_GT(discarded, 0u);
   EXPECT_LE(discarded, image.size_bytes())
       << "a pass over a " << mib(image.size_bytes()) << " MiB filesystem sent " << mib(discarded)
-      << " MiB of discards\n" << trimd.log();
+      << " MiB of discards\n"
+      << trimd.log();
 }
 
 INSTANTIATE_TEST_SUITE_P(RealFilesystems, TrimVsFstrim,
                          ::testing::Values(Fs::Ext4, Fs::Xfs, Fs::Btrfs),
-                         [](const auto& test_param) { return std::string(fs_name(test_param.param)); });
+                         [](const auto& test_param) {
+                           return std::string(fs_name(test_param.param));
+                         });
 
 }  // namespace
 }  // namespace trimd::test

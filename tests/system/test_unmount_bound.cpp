@@ -47,9 +47,12 @@ class UnmountBound : public ::testing::Test {
     sandbox_.write_config(
         "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\npreempt_interval = \"0s\"\n\n"
         "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"1s\"\n"
-        "chunk_size = \"" + std::to_string(kSlowImageMib) + "MiB\"\npause = \"20ms\"\n\n"
+        "chunk_size = \"" +
+        std::to_string(kSlowImageMib) +
+        "MiB\"\npause = \"20ms\"\n\n"
         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
-        "[[filesystem]]\nmatch = \"" + mount_point + "\"\nenabled = true\n");
+        "[[filesystem]]\nmatch = \"" +
+        mount_point + "\"\nenabled = true\n");
   }
 
   // umount every 50 ms until it works: how long that took, or nothing.
@@ -68,20 +71,21 @@ class UnmountBound : public ::testing::Test {
 };
 
 TEST_F(UnmountBound, UmountSucceedsWithinTheChunkTimeLimitWhileAPassRuns) {
-  FragmentedImage original =
-      fragmented_image(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes);
+  FragmentedImage original = fragmented_image(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes);
   original.image.detach();
   SlowTrimMount slow(original.image, Fs::Ext4, kDiscardMs);
   write_config(slow.mount_point());
   TrimdProcess trimd(sandbox_.args({"--foreground"}), sandbox_.log_path("trimd"));
-  ASSERT_TRUE(runner_in_fitrim(trimd.pid(), [](const FitrimCall&) { return true; }, 60s))
-      << "no chunk was seen in FITRIM\n" << trimd.log();
+  ASSERT_TRUE(runner_in_fitrim(
+      trimd.pid(), [](const FitrimCall&) { return true; }, 60s))
+      << "no chunk was seen in FITRIM\n"
+      << trimd.log();
 
   const auto took = umount_retrying(slow.mount_point(), 60s);
   ASSERT_TRUE(took) << "umount did not succeed in 60 s\n" << trimd.log();
   const double ms = std::chrono::duration<double, std::milli>(*took).count();
-  std::cout << "[unmount] umount retried every 50 ms succeeded after " << ms
-            << " ms (time limit " << kTimeLimit.count() << " s)" << std::endl;
+  std::cout << "[unmount] umount retried every 50 ms succeeded after " << ms << " ms (time limit "
+            << kTimeLimit.count() << " s)" << std::endl;
   RecordProperty("umount_ms", std::to_string(ms));
   EXPECT_LE(*took, kTimeLimit + kMargin);
 

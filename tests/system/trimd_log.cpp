@@ -55,7 +55,8 @@ std::uint64_t field_u64(const LogEntry& entry, const std::string& name) {
   if (it == entry.end()) throw std::runtime_error("log entry without " + name);
   std::size_t used = 0;
   const std::uint64_t value = std::stoull(it->second, &used);
-  if (used != it->second.size()) throw std::runtime_error(name + "=" + it->second + " is no number");
+  if (used != it->second.size())
+    throw std::runtime_error(name + "=" + it->second + " is no number");
   return value;
 }
 

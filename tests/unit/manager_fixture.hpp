@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 constexpr std::uint64_t GiB = 1ull << 30;
 
 inline DiscoveredFs make_fs(const std::string& mount_point, const std::string& disk,
-                     std::uint64_t size = 10 * GiB, const std::string& type = "ext4") {
+                            std::uint64_t size = 10 * GiB, const std::string& type = "ext4") {
   DiscoveredFs fs;
   fs.mount.mount_point = mount_point;
   fs.mount.source = "/dev/" + disk;

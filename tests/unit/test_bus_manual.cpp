@@ -47,7 +47,8 @@ std::vector<std::string> errors_of(const std::string& xml) {
     return errors;
   const std::string list = std::regex_replace(match[2].str(), std::regex(R"(\s+)"), "");
   std::stringstream names(list);
-  for (std::string name; std::getline(names, name, ',');) errors.push_back(match[1].str() + "." + name);
+  for (std::string name; std::getline(names, name, ',');)
+    errors.push_back(match[1].str() + "." + name);
   return errors;
 }
 

@@ -55,7 +55,8 @@ void expect_errors(const std::vector<ErrorCase>& cases) {
   }
 }
 
-void expect_same_window(const std::optional<trimd::TimeWindow>& a, const std::optional<trimd::TimeWindow>& b) {
+void expect_same_window(const std::optional<trimd::TimeWindow>& a,
+                        const std::optional<trimd::TimeWindow>& b) {
   ASSERT_EQ(a.has_value(), b.has_value());
   if (!a) return;
   EXPECT_EQ(a->start_minute, b->start_minute);
@@ -94,23 +95,38 @@ TEST(ParseSize, ReadsPlainNumbersAsBytes) {
 
 TEST(ParseSize, ReadsBinaryUnitsAsPowersOf1024AndDecimalOnesAsPowersOf1000) {
   const std::vector<std::pair<std::string, std::uint64_t>> cases{
-      {"1K", KiB},       {"1KiB", KiB},       {"2M", 2 * MiB},     {"3MiB", 3 * MiB},
-      {"1G", GiB},       {"1GiB", GiB},       {"1T", TiB},         {"2TiB", 2 * TiB},
-      {"1kib", KiB},     {"1KB", 1000},       {"1MB", 1000000},    {"1GB", 1000000000},
-      {"1TB", 1000000000000}, {"256 MiB", 256 * MiB}, {"1.5GiB", GiB + GiB / 2}, {"0.5K", 512},
-      {".25MiB", MiB / 4}, {"1.5KB", 1500},
+      {"1K", KiB},
+      {"1KiB", KiB},
+      {"2M", 2 * MiB},
+      {"3MiB", 3 * MiB},
+      {"1G", GiB},
+      {"1GiB", GiB},
+      {"1T", TiB},
+      {"2TiB", 2 * TiB},
+      {"1kib", KiB},
+      {"1KB", 1000},
+      {"1MB", 1000000},
+      {"1GB", 1000000000},
+      {"1TB", 1000000000000},
+      {"256 MiB", 256 * MiB},
+      {"1.5GiB", GiB + GiB / 2},
+      {"0.5K", 512},
+      {".25MiB", MiB / 4},
+      {"1.5KB", 1500},
   };
   for (const auto& [text, bytes] : cases) EXPECT_EQ(trimd::parse_size(text), bytes) << text;
 }
 
 TEST(ParseSize, RejectsTextThatIsNotASizeWithAnActionableMessage) {
-  for (const char* text : {"", " ", "12 parsecs", "-1", "GiB", "1 GiB more", "1..5K", "1e6", "1ZiB", "0x10"})
+  for (const char* text :
+       {"", " ", "12 parsecs", "-1", "GiB", "1 GiB more", "1..5K", "1e6", "1ZiB", "0x10"})
     EXPECT_THROW(trimd::parse_size(text), std::invalid_argument) << text;
   try {
     trimd::parse_size("12 parsecs");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), R"("12 parsecs" is not a size (use e.g. "256MiB", "1GiB", or a number of bytes))");
+    EXPECT_STREQ(e.what(),
+                 R"("12 parsecs" is not a size (use e.g. "256MiB", "1GiB", or a number of bytes))");
   }
 }
 
@@ -130,17 +146,18 @@ TEST(ParseSize, RejectsSizesBeyond64Bits) {
 
 TEST(ParseDuration, ReadsEveryUnitAndChainsOfThem) {
   const std::vector<std::pair<std::string, Duration>> cases{
-      {"7us", 7us},         {"100ms", 100ms},       {"30s", 30s},           {"30sec", 30s},
-      {"2min", 2min},       {"2m", 2min},           {"3h", 3h},             {"2d", 48h},
-      {"1w", 168h},         {"1h30min", 90min},     {"1h 30min", 90min},    {"1w 2d", 216h},
-      {"1.5h", 90min},      {"2 min", 2min},        {"1s500ms", 1500ms},    {"0", 0s},
-      {"30", 30s},          {"1.5", 1500ms},        {" 5min ", 5min},
+      {"7us", 7us},        {"100ms", 100ms}, {"30s", 30s},    {"30sec", 30s},   {"2min", 2min},
+      {"2m", 2min},        {"3h", 3h},       {"2d", 48h},     {"1w", 168h},     {"1h30min", 90min},
+      {"1h 30min", 90min}, {"1w 2d", 216h},  {"1.5h", 90min}, {"2 min", 2min},  {"1s500ms", 1500ms},
+      {"0", 0s},           {"30", 30s},      {"1.5", 1500ms}, {" 5min ", 5min},
   };
-  for (const auto& [text, duration] : cases) EXPECT_EQ(trimd::parse_duration(text), duration) << text;
+  for (const auto& [text, duration] : cases)
+    EXPECT_EQ(trimd::parse_duration(text), duration) << text;
 }
 
 TEST(ParseDuration, RejectsTextThatIsNotADuration) {
-  for (const char* text : {"", "5 parsecs", "-5s", "1h30", "s", "5S", "1h,30min", "3 fortnights", "1.2.3s"})
+  for (const char* text :
+       {"", "5 parsecs", "-5s", "1h30", "s", "5S", "1h,30min", "3 fortnights", "1.2.3s"})
     EXPECT_THAT([&] { trimd::parse_duration(text); },
                 testing::ThrowsMessage<std::invalid_argument>(HasSubstr("is not a duration")))
         << text;
@@ -148,7 +165,8 @@ TEST(ParseDuration, RejectsTextThatIsNotADuration) {
 
 TEST(ParseDuration, RejectsDurationsBeyond64BitsOfMicroseconds) {
   EXPECT_EQ(trimd::parse_duration("1000000w"), std::chrono::hours{168} * 1000000);
-  for (const char* text : {"20000000w", "15250000w 15250000w", "30000000w 30000000w", "99999999999999999999s"})
+  for (const char* text :
+       {"20000000w", "15250000w 15250000w", "30000000w 30000000w", "99999999999999999999s"})
     EXPECT_THAT([&] { trimd::parse_duration(text); },
                 testing::ThrowsMessage<std::invalid_argument>(HasSubstr("too long")))
         << text;
@@ -156,7 +174,7 @@ TEST(ParseDuration, RejectsDurationsBeyond64BitsOfMicroseconds) {
 
 TEST(ParseTimeWindow, ReadsStartAndEndAsMinutesAfterMidnight) {
   const std::vector<std::tuple<std::string, int, int>> cases{
-      {"01:00-06:00", 60, 360}, {"22:00-06:00", 1320, 360}, {"1:30-2:45", 90, 165},
+      {"01:00-06:00", 60, 360}, {"22:00-06:00", 1320, 360},   {"1:30-2:45", 90, 165},
       {"22:00-24:00", 1320, 0}, {" 01:00 - 06:00 ", 60, 360}, {"00:00-23:59", 0, 1439},
   };
   for (const auto& [text, start, end] : cases) {
@@ -167,8 +185,8 @@ TEST(ParseTimeWindow, ReadsStartAndEndAsMinutesAfterMidnight) {
 }
 
 TEST(ParseTimeWindow, RejectsAnythingButHoursAndMinutes) {
-  for (const char* text : {"", "25:00-06:00", "01:60-02:00", "01:00", "0100-0600", "01:00-06:00-07:00",
-                           "1:5-2:00", "aa:bb-cc:dd", "24:01-01:00"})
+  for (const char* text : {"", "25:00-06:00", "01:60-02:00", "01:00", "0100-0600",
+                           "01:00-06:00-07:00", "1:5-2:00", "aa:bb-cc:dd", "24:01-01:00"})
     EXPECT_THAT([&] { trimd::parse_time_window(text); },
                 testing::ThrowsMessage<std::invalid_argument>(HasSubstr("HH:MM-HH:MM")))
         << text;
@@ -176,8 +194,14 @@ TEST(ParseTimeWindow, RejectsAnythingButHoursAndMinutes) {
 
 TEST(FormatSize, PrintsBytesBelowOneKibibyteAndOneDecimalAbove) {
   const std::vector<std::pair<std::uint64_t, std::string>> cases{
-      {0, "0 B"},           {512, "512 B"},         {1023, "1023 B"},      {KiB, "1 KiB"},
-      {1536, "1.5 KiB"},    {GiB + GiB / 2, "1.5 GiB"}, {GiB - 1, "1 GiB"}, {100 * MiB, "100 MiB"},
+      {0, "0 B"},
+      {512, "512 B"},
+      {1023, "1023 B"},
+      {KiB, "1 KiB"},
+      {1536, "1.5 KiB"},
+      {GiB + GiB / 2, "1.5 GiB"},
+      {GiB - 1, "1 GiB"},
+      {100 * MiB, "100 MiB"},
       {std::numeric_limits<std::uint64_t>::max(), "16 EiB"},
   };
   for (const auto& [bytes, text] : cases) EXPECT_EQ(trimd::format_size(bytes), text) << bytes;
@@ -185,15 +209,18 @@ TEST(FormatSize, PrintsBytesBelowOneKibibyteAndOneDecimalAbove) {
 
 TEST(FormatDuration, PrintsTheTwoLargestUnitsRounded) {
   const std::vector<std::pair<Duration, std::string>> cases{
-      {0s, "0s"},        {7us, "7us"},           {250ms, "250ms"},      {1500ms, "1s 500ms"},
-      {90min, "1h 30min"}, {90min + 20s, "1h 30min"}, {168h, "1w"},       {192h, "1w 1d"},
-      {59min + 59700ms, "1h"}, {-5s, "-5s"},     {2min, "2min"},
+      {0s, "0s"},           {7us, "7us"},        {250ms, "250ms"},
+      {1500ms, "1s 500ms"}, {90min, "1h 30min"}, {90min + 20s, "1h 30min"},
+      {168h, "1w"},         {192h, "1w 1d"},     {59min + 59700ms, "1h"},
+      {-5s, "-5s"},         {2min, "2min"},
   };
-  for (const auto& [duration, text] : cases) EXPECT_EQ(trimd::format_duration(duration), text) << text;
+  for (const auto& [duration, text] : cases)
+    EXPECT_EQ(trimd::format_duration(duration), text) << text;
 }
 
 TEST(FormatDuration, PrintsWhatParseDurationReadsBack) {
-  for (const Duration d : {Duration{250ms}, Duration{90min}, Duration{192h}, Duration{1500ms}, Duration{7us}})
+  for (const Duration d :
+       {Duration{250ms}, Duration{90min}, Duration{192h}, Duration{1500ms}, Duration{7us}})
     EXPECT_EQ(trimd::parse_duration(trimd::format_duration(d)), d);
 }
 
@@ -324,8 +351,9 @@ TEST(ConfigErrors, NameFileLineAndColumnOfTheBadValue) {
     EXPECT_EQ(e.file(), file);
     EXPECT_EQ(e.line(), 12);
     EXPECT_EQ(e.column(), 14);
-    EXPECT_EQ(e.message(),
-              R"(trim.chunk_size: "12 parsecs" is not a size (use e.g. "256MiB", "1GiB", or a number of bytes))");
+    EXPECT_EQ(
+        e.message(),
+        R"(trim.chunk_size: "12 parsecs" is not a size (use e.g. "256MiB", "1GiB", or a number of bytes))");
     EXPECT_EQ(std::string{e.what()}, file + ":12:14: " + e.message());
   }
 }
@@ -340,14 +368,17 @@ TEST(ConfigErrors, PointAtTheOffendingKeyOrValue) {
       {"[[filesystem]]\nmatch = \"/srv\"\nspeed = 3\n", 3, 1, "filesystem.speed: unknown key"},
       {"[[filesystem]]\nmatch = \"/\"\ngentle_pause = \"1s\"\n", 3, 1, "can only be set in [trim]"},
       {"[[filesystem]]\nmatch = \"/\"\nfirst_delay = 1\n", 3, 1, "can only be set in [trim]"},
-      {"x = 1\n[[filesystem]]\nenabled = false\n", 2, 1, "needs at least one of match, uuid or fs_type"},
+      {"x = 1\n[[filesystem]]\nenabled = false\n", 2, 1,
+       "needs at least one of match, uuid or fs_type"},
       {"[[filesystem]]\nmatch = \"\"\n", 2, 9, "filesystem.match: must not be empty"},
       {"[filesystem]\nmatch = \"/x\"\n", 1, 1, "write it as [[filesystem]]"},
       {"trim = 5\n", 1, 8, "trim: expected a table"},
       {"[trim]\nenabled = \"yes\"\n", 2, 11, "trim.enabled: expected true or false, got a string"},
       {"[trim]\nchunk_size = 1.5\n", 2, 14, "trim.chunk_size: expected a size"},
-      {"[trim]\ninterval = \"3 fortnights\"\n", 2, 12, "trim.interval: \"3 fortnights\" is not a duration"},
-      {"[trim]\nwindow = \"25:00-06:00\"\n", 2, 10, "trim.window: \"25:00-06:00\" is not a time window"},
+      {"[trim]\ninterval = \"3 fortnights\"\n", 2, 12,
+       "trim.interval: \"3 fortnights\" is not a duration"},
+      {"[trim]\nwindow = \"25:00-06:00\"\n", 2, 10,
+       "trim.window: \"25:00-06:00\" is not a time window"},
       {"[trim]\nwindow = 1\n", 2, 10, "trim.window: expected a string, got an integer"},
       {"[trim]\nrate_limit = -1\n", 2, 14, "trim.rate_limit: -1 is negative"},
       {"[trim]\npause = -1\n", 2, 9, "trim.pause: -1 is negative"},
@@ -374,11 +405,13 @@ TEST(ConfigErrors, NameTheBoundOfADurationOutOfRange) {
   expect_errors({
       {"[trim]\noverdue_grace = \"100000d\"\n", 2, 17,
        "trim.overdue_grace: 14285w 5d is more than 10 years, the longest accepted"},
-      {"[trim]\nfirst_delay = \"100000d\"\n", 2, 15, "trim.first_delay: 14285w 5d is more than 10 years"},
+      {"[trim]\nfirst_delay = \"100000d\"\n", 2, 15,
+       "trim.first_delay: 14285w 5d is more than 10 years"},
       {"[trim]\nrandomized_delay = \"3654d\"\n", 2, 20, "is more than 10 years"},
       {"[[filesystem]]\nmatch = \"/\"\ninterval = \"5000d\"\n", 3, 12,
        "filesystem.interval: 714w 2d is more than 10 years"},
-      {"[trim]\ninterval = \"1s\"\n", 2, 12, "trim.interval: 1s is less than 1min, the shortest accepted"},
+      {"[trim]\ninterval = \"1s\"\n", 2, 12,
+       "trim.interval: 1s is less than 1min, the shortest accepted"},
       {"[trim]\ninterval = 0\n", 2, 12, "trim.interval: 0s is less than 1min"},
       {"[idle]\nsample_interval = \"1us\"\n", 2, 19,
        "idle.sample_interval: 1us is less than 100ms, the shortest accepted"},

@@ -4,8 +4,8 @@
 
 #include <gmock/gmock.h>
 
-#include <algorithm>
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <map>
 
@@ -83,7 +83,8 @@ class DiscoveryTest : public ::testing::Test {
       "24 20 8:33 / /old rw - ext4 /dev/sdc1 rw\n"
       "25 20 8:49 / /archive ro - ext4 /dev/sdd1 ro\n"
       "26 20 8:65 / /scratch rw - ext4 /dev/sde1 rw\n");
-  std::vector<FstabEntry> fstab = parse_fstab("/dev/sde1 /scratch ext4 defaults,X-trimd.skip 0 2\n");
+  std::vector<FstabEntry> fstab =
+      parse_fstab("/dev/sde1 /scratch ext4 defaults,X-trimd.skip 0 2\n");
 
   void SetUp() override {
     inventory.by_source["/dev/sda1"] = disk_topology("sda", 1u << 30);

@@ -28,8 +28,8 @@ std::size_t count_nonblank_lines(const std::string& text) {
 }
 
 const DiskStat* find_disk(const std::vector<DiskStat>& stats, const std::string& name) {
-  const auto it = std::find_if(stats.begin(), stats.end(),
-                               [&](const DiskStat& s) { return s.name == name; });
+  const auto it =
+      std::find_if(stats.begin(), stats.end(), [&](const DiskStat& s) { return s.name == name; });
   return it == stats.end() ? nullptr : &*it;
 }
 
@@ -99,7 +99,7 @@ TEST(DiskstatsParser, KeepsDevicesInFileOrder) {
 
 TEST(DiskstatsParser, SkipsLinesWithTooFewFields) {
   const auto stats = parse_diskstats(
-      "   8 0 sda 1 2 3 4 5 6 7 8 9 10\n"       // 13 fields: one counter short
+      "   8 0 sda 1 2 3 4 5 6 7 8 9 10\n"      // 13 fields: one counter short
       "   8 16 sdb 1 2 3 4 5 6 7 8 9 10 11\n"  // 14 fields
       "\n"
       "garbage\n");
@@ -122,8 +122,8 @@ TEST(DiskstatsParser, SkipsLinesWithNonNumericCounters) {
 
 TEST(DiskstatsParser, SkipsCountersTooLargeForSixtyFourBits) {
   const std::string max = std::to_string(std::numeric_limits<std::uint64_t>::max());
-  const auto stats = parse_diskstats("8 0 sda " + max + " 0 0 0 0 0 0 0 0 0 0\n" +
-                                     "8 1 sdb " + max + "0 0 0 0 0 0 0 0 0 0 0\n");
+  const auto stats = parse_diskstats("8 0 sda " + max + " 0 0 0 0 0 0 0 0 0 0\n" + "8 1 sdb " +
+                                     max + "0 0 0 0 0 0 0 0 0 0 0\n");
   ASSERT_EQ(stats.size(), 1u);
   EXPECT_EQ(stats[0].counters.reads_completed, std::numeric_limits<std::uint64_t>::max());
 }

@@ -224,7 +224,8 @@ TEST(SkipNoDiscard, PassesWhenAnyDeviceSupportsDiscard) {
 }
 
 TEST(SkipContainerHostMount, SkipsRunHostAndEverythingBelowIt) {
-  for (const char* path : {"/run/host", "/run/host/", "/run/host/incoming", "/run/host/os-release"}) {
+  for (const char* path :
+       {"/run/host", "/run/host/", "/run/host/incoming", "/run/host/os-release"}) {
     MountEntry mount = mount_of_type("ext4");
     mount.mount_point = path;
     EXPECT_TRUE(skip_container_host_mount(mount).has_value()) << path;

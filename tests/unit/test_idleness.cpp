@@ -179,39 +179,47 @@ TEST_F(IdlenessModelTest, AfterAPreemptionTheDiskWaitsAWholeWindowAgain) {
 }
 
 TEST_F(IdlenessModelTest, IopsExactlyAtTheThresholdAreQuiet) {
-  EXPECT_FALSE(activity_over_ten_seconds([](FakeDisk& d) { d.read(120, 0, 0); d.write(80, 0, 0); })
-                   .active);
+  EXPECT_FALSE(activity_over_ten_seconds([](FakeDisk& d) {
+                 d.read(120, 0, 0);
+                 d.write(80, 0, 0);
+               }).active);
 }
 
 TEST_F(IdlenessModelTest, IopsAboveTheThresholdAreActive) {
-  EXPECT_TRUE(activity_over_ten_seconds([](FakeDisk& d) { d.read(121, 0, 0); d.write(80, 0, 0); })
-                  .active);
+  EXPECT_TRUE(activity_over_ten_seconds([](FakeDisk& d) {
+                d.read(121, 0, 0);
+                d.write(80, 0, 0);
+              }).active);
 }
 
 TEST_F(IdlenessModelTest, ThroughputExactlyAtTheThresholdIsQuiet) {
   // 1 MiB/s for 10 s = 20480 sectors, split between reads and writes.
-  EXPECT_FALSE(
-      activity_over_ten_seconds([](FakeDisk& d) { d.read(1, 10240, 0); d.write(1, 10240, 0); })
-          .active);
+  EXPECT_FALSE(activity_over_ten_seconds([](FakeDisk& d) {
+                 d.read(1, 10240, 0);
+                 d.write(1, 10240, 0);
+               }).active);
 }
 
 TEST_F(IdlenessModelTest, ThroughputAboveTheThresholdIsActive) {
-  EXPECT_TRUE(
-      activity_over_ten_seconds([](FakeDisk& d) { d.read(1, 10241, 0); d.write(1, 10240, 0); })
-          .active);
+  EXPECT_TRUE(activity_over_ten_seconds([](FakeDisk& d) {
+                d.read(1, 10241, 0);
+                d.write(1, 10240, 0);
+              }).active);
 }
 
 TEST_F(IdlenessModelTest, BusyTimeExactlyAtTheThresholdIsQuiet) {
   // 5 % of 10 s = 500 ms of read + write time.
-  EXPECT_FALSE(
-      activity_over_ten_seconds([](FakeDisk& d) { d.read(1, 0, 300); d.write(1, 0, 200); })
-          .active);
+  EXPECT_FALSE(activity_over_ten_seconds([](FakeDisk& d) {
+                 d.read(1, 0, 300);
+                 d.write(1, 0, 200);
+               }).active);
 }
 
 TEST_F(IdlenessModelTest, BusyTimeAboveTheThresholdIsActive) {
-  EXPECT_TRUE(
-      activity_over_ten_seconds([](FakeDisk& d) { d.read(1, 0, 300); d.write(1, 0, 201); })
-          .active);
+  EXPECT_TRUE(activity_over_ten_seconds([](FakeDisk& d) {
+                d.read(1, 0, 300);
+                d.write(1, 0, 201);
+              }).active);
 }
 
 // QD32 reads for 10 s wait 32 x 10 s in all: the summed busy time passes

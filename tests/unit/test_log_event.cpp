@@ -16,7 +16,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-
 // Records what a field-aware sink sees for each line.
 class RecordingSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
@@ -103,7 +102,7 @@ TEST(JournalFieldName, AcceptsUpperCaseDigitsAndUnderscores) {
 
 TEST(JournalFieldName, RejectsWhatJournaldRejects) {
   EXPECT_FALSE(valid_journal_field_name(""));
-  EXPECT_FALSE(valid_journal_field_name("_PID"));       // trusted, set by journald
+  EXPECT_FALSE(valid_journal_field_name("_PID"));  // trusted, set by journald
   EXPECT_FALSE(valid_journal_field_name("1ST"));
   EXPECT_FALSE(valid_journal_field_name("mount_point"));
   EXPECT_FALSE(valid_journal_field_name("MOUNT-POINT"));
@@ -112,23 +111,23 @@ TEST(JournalFieldName, RejectsWhatJournaldRejects) {
 }
 
 TEST(JournalEntry, PutsMessagePriorityAndIdentifierFirstThenTheFields) {
-  const auto entry = journal_entry("trimmed /home", 6, "trimd",
-                                   {{"MESSAGE_ID", "abc"}, {"MOUNT_POINT", "/home"}});
+  const auto entry =
+      journal_entry("trimmed /home", 6, "trimd", {{"MESSAGE_ID", "abc"}, {"MOUNT_POINT", "/home"}});
   EXPECT_THAT(entry, ElementsAre("MESSAGE=trimmed /home", "PRIORITY=6", "SYSLOG_IDENTIFIER=trimd",
                                  "MESSAGE_ID=abc", "MOUNT_POINT=/home"));
 }
 
 TEST(JournalEntry, DropsInvalidFieldsAndOnesOnlyTheSinkSets) {
-  const auto entry = journal_entry("x", 4, "trimd",
-                                   {{"_PID", "1"}, {"PRIORITY", "0"}, {"bad", "y"}, {"OK", "a\nb"}});
+  const auto entry = journal_entry(
+      "x", 4, "trimd", {{"_PID", "1"}, {"PRIORITY", "0"}, {"bad", "y"}, {"OK", "a\nb"}});
   EXPECT_THAT(entry, ElementsAre("MESSAGE=x", "PRIORITY=4", "SYSLOG_IDENTIFIER=trimd", "OK=a\nb"));
 }
 
 TEST(JsonLogLine, IsTheEntryAsOneFlatObjectOfStringsAfterTheTimestamp) {
-  EXPECT_EQ(json_log_line(1700000000123456, {"MESSAGE=trimmed /home", "PRIORITY=6",
-                                             "MOUNT_POINT=/home"}),
-            R"({"__REALTIME_TIMESTAMP":"1700000000123456","MESSAGE":"trimmed /home",)"
-            R"("PRIORITY":"6","MOUNT_POINT":"/home"})");
+  EXPECT_EQ(
+      json_log_line(1700000000123456, {"MESSAGE=trimmed /home", "PRIORITY=6", "MOUNT_POINT=/home"}),
+      R"({"__REALTIME_TIMESTAMP":"1700000000123456","MESSAGE":"trimmed /home",)"
+      R"("PRIORITY":"6","MOUNT_POINT":"/home"})");
 }
 
 TEST(JsonLogLine, EscapesQuotesBackslashesAndControlCharacters) {

@@ -150,7 +150,8 @@ TEST_F(ProgressTest, ARestartDoesNotPushTheFirstPassOfANeverTrimmedFilesystemLat
   advance(50min);
   auto restarted = make(config, m->persistent_state());
   restarted->update_filesystems({fs}, now);
-  EXPECT_EQ(*restarted->status(fs.id, now)->next_trim, due) << "first_delay from the first sighting";
+  EXPECT_EQ(*restarted->status(fs.id, now)->next_trim, due)
+      << "first_delay from the first sighting";
 }
 
 TEST_F(ProgressTest, WithScopeFstabAFilesystemNotInFstabIsDisabledUntilNamed) {

@@ -96,8 +96,8 @@ struct Model {
   std::optional<PassOutcome> last;
 
   void apply(Event e) {
-    const bool per_fs = e == Event::TrimNow || e == Event::Pause || e == Event::Resume ||
-                        e == Event::Cancel;
+    const bool per_fs =
+        e == Event::TrimNow || e == Event::Pause || e == Event::Resume || e == Event::Cancel;
     if (per_fs && !tracked) {
       not_found = true;
       return;
@@ -134,9 +134,7 @@ struct Model {
     pass = cancel_pending = false;
     last = PassOutcome{PassResult::Cancelled, {}};
   }
-  void forget() {
-    tracked = paused = request = false;
-  }
+  void forget() { tracked = paused = request = false; }
   // The chunk comes back, then the loop hands out what it may.
   Final finish() {
     in_flight = false;
@@ -263,14 +261,13 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryPair, StateTable,
-    ::testing::Combine(::testing::Values(Start::NoPass, Start::BetweenChunks,
-                                         Start::ChunkInFlight),
-                       ::testing::Values(Event::TrimNow, Event::Pause, Event::Resume,
-                                         Event::Cancel, Event::PauseAll, Event::ResumeAll,
-                                         Event::Reload, Event::Unmount, Event::Remount),
-                       ::testing::Values(Event::TrimNow, Event::Pause, Event::Resume,
-                                         Event::Cancel, Event::PauseAll, Event::ResumeAll,
-                                         Event::Reload, Event::Unmount, Event::Remount)),
+    ::testing::Combine(::testing::Values(Start::NoPass, Start::BetweenChunks, Start::ChunkInFlight),
+                       ::testing::Values(Event::TrimNow, Event::Pause, Event::Resume, Event::Cancel,
+                                         Event::PauseAll, Event::ResumeAll, Event::Reload,
+                                         Event::Unmount, Event::Remount),
+                       ::testing::Values(Event::TrimNow, Event::Pause, Event::Resume, Event::Cancel,
+                                         Event::PauseAll, Event::ResumeAll, Event::Reload,
+                                         Event::Unmount, Event::Remount)),
     case_name);
 
 // Global versus per-filesystem pause (Manager.State), beyond pairs.

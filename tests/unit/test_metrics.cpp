@@ -83,9 +83,15 @@ bool in_ci() {
 
 TEST(Metrics, GiveLifetimeCountersPerFilesystemAndInTotal) {
   const auto text = render_metrics({trimmed_fs(), fresh_fs()}, Lifetime{1 << 30, 3, 2, 1, 1});
-  EXPECT_THAT(text, HasSubstr("# TYPE trimd_bytes_trimmed_total counter\ntrimd_bytes_trimmed_total 1073741824\n"));
-  EXPECT_THAT(text, HasSubstr("trimd_filesystem_passes_total{mount_point=\"/srv/vm \\\"images\\\"\",fs_type=\"ext4\"} 3\n"));
-  EXPECT_THAT(text, HasSubstr("trimd_filesystem_pass_failures_total{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "# TYPE trimd_bytes_trimmed_total counter\ntrimd_bytes_trimmed_total 1073741824\n"));
+  EXPECT_THAT(text, HasSubstr("trimd_filesystem_passes_total{mount_point=\"/srv/vm "
+                              "\\\"images\\\"\",fs_type=\"ext4\"} 3\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("trimd_filesystem_pass_failures_total{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
 }
 
 TEST(Metrics, GiveTheLastPassSplitIntoTrimmingAndWaitingWithItsResult) {
@@ -94,7 +100,8 @@ TEST(Metrics, GiveTheLastPassSplitIntoTrimmingAndWaitingWithItsResult) {
   EXPECT_THAT(text, HasSubstr("phase=\"waiting\"} 52\n"));
   EXPECT_THAT(text, HasSubstr("result=\"failed\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("result=\"success\"} 0\n"));
-  EXPECT_THAT(text, HasSubstr("trimd_filesystem_last_pass_end_timestamp_seconds{mount_point=\"/srv/vm \\\"images\\\"\",fs_type=\"ext4\"} 1700000060\n"));
+  EXPECT_THAT(text, HasSubstr("trimd_filesystem_last_pass_end_timestamp_seconds{mount_point=\"/srv/"
+                              "vm \\\"images\\\"\",fs_type=\"ext4\"} 1700000060\n"));
 }
 
 TEST(Metrics, GiveTheStateAndWhatAWaitingFilesystemWaitsFor) {
@@ -103,7 +110,9 @@ TEST(Metrics, GiveTheStateAndWhatAWaitingFilesystemWaitsFor) {
   EXPECT_THAT(text, HasSubstr("fs_type=\"xfs\",state=\"scheduled\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("reason=\"disks_busy\",disk=\"sda\",limit=\"iops\"} 1\n"));
   EXPECT_THAT(text, Not(HasSubstr("trimd_filesystem_waiting{mount_point=\"/home\"")));
-  EXPECT_THAT(text, HasSubstr("trimd_filesystem_inline_discard{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("trimd_filesystem_inline_discard{mount_point=\"/home\",fs_type=\"xfs\"} 0\n"));
 }
 
 TEST(Metrics, ShowTheFleetSlotsOnlyWhereAFilesystemIsCoordinated) {
@@ -140,7 +149,7 @@ TEST_F(MetricsFile, IsReplacedWholeWithMode0644AndNoTemporaryFileLeft) {
   write_textfile(file, "old\n");
   write_textfile(file, "new\n");
   EXPECT_EQ(read_text(file), "new\n");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
@@ -186,9 +195,8 @@ TEST_F(MetricsFile, PassesPromtoolCheckMetrics) {
   }
   const auto file = dir_ / "trimd.prom";
   write_textfile(file, render_metrics({trimmed_fs(), fresh_fs()}, Lifetime{1 << 30, 3, 2, 1, 1}));
-  const std::string command =
-      std::string(promtool) + " check metrics < " + file.string() + " > " +
-      (dir_ / "promtool.out").string() + " 2>&1";
+  const std::string command = std::string(promtool) + " check metrics < " + file.string() + " > " +
+                              (dir_ / "promtool.out").string() + " 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << read_text(dir_ / "promtool.out");

@@ -34,9 +34,11 @@ const std::vector<Extent> kGrownBtrfsGroups = {{13631488, 8 * kMiB},
                                                {63963136 + 51 * kMiB, 51 * kMiB},
                                                {63963136 + 102 * kMiB, 51 * kMiB}};
 // The same after a balance: groups removed, new ones far above the old ones.
-const std::vector<Extent> kBalancedBtrfsGroups = {
-    {22020096, 8 * kMiB}, {2048 * kMiB, 256 * kMiB}, {2304 * kMiB, 256 * kMiB},
-    {4096 * kMiB, 32 * kMiB}, {8192 * kMiB, 1024 * kMiB}};
+const std::vector<Extent> kBalancedBtrfsGroups = {{22020096, 8 * kMiB},
+                                                  {2048 * kMiB, 256 * kMiB},
+                                                  {2304 * kMiB, 256 * kMiB},
+                                                  {4096 * kMiB, 32 * kMiB},
+                                                  {8192 * kMiB, 1024 * kMiB}};
 
 std::uint64_t end_of(const TrimRange& r) { return r.start + r.len; }
 
@@ -114,24 +116,22 @@ TEST_P(EveryRangeKind, PassesMinlenThrough) {
 
 INSTANTIATE_TEST_SUITE_P(
     Planner, EveryRangeKind,
-    ::testing::Values(PassCase{"ext4_uneven_tail", ext4(1000 * kMiB + 512), 64 * kMiB},
-                      PassCase{"ext4_one_chunk", ext4(1000 * kMiB), 0},
-                      PassCase{"ext4_chunk_larger_than_fs", ext4(10 * kMiB), 64 * kMiB},
-                      PassCase{"xfs_chunk_splits_ags", xfs(1000 * kMiB, 250 * kMiB), 100 * kMiB},
-                      PassCase{"xfs_chunk_spans_ags", xfs(1000 * kMiB, 100 * kMiB), 250 * kMiB},
-                      PassCase{"xfs_short_last_ag", xfs(1030 * kMiB, 256 * kMiB), 512 * kMiB},
-                      PassCase{"xfs_chunk_equals_ag", xfs(1024 * kMiB, 256 * kMiB), 256 * kMiB},
-                      PassCase{"xfs_one_chunk", xfs(1024 * kMiB, 256 * kMiB), 0},
-                      PassCase{"xfs_unknown_ags", xfs(1000 * kMiB, 0), 300 * kMiB},
-                      PassCase{"btrfs_fresh", btrfs(512 * kMiB, kFreshBtrfsGroups), 16 * kMiB,
-                               13631488},
-                      PassCase{"btrfs_grown", btrfs(512 * kMiB, kGrownBtrfsGroups), 64 * kMiB,
-                               13631488},
-                      PassCase{"btrfs_one_chunk", btrfs(512 * kMiB, kGrownBtrfsGroups), 0,
-                               13631488},
-                      PassCase{"btrfs_without_block_groups", btrfs(1000 * kMiB), 128 * kMiB},
-                      PassCase{"unknown_fs", FsGeometry{"zonefs", 1000 * kMiB, 0}, 64 * kMiB},
-                      PassCase{"unknown_size", ext4(0), 64 * kMiB}),
+    ::testing::Values(
+        PassCase{"ext4_uneven_tail", ext4(1000 * kMiB + 512), 64 * kMiB},
+        PassCase{"ext4_one_chunk", ext4(1000 * kMiB), 0},
+        PassCase{"ext4_chunk_larger_than_fs", ext4(10 * kMiB), 64 * kMiB},
+        PassCase{"xfs_chunk_splits_ags", xfs(1000 * kMiB, 250 * kMiB), 100 * kMiB},
+        PassCase{"xfs_chunk_spans_ags", xfs(1000 * kMiB, 100 * kMiB), 250 * kMiB},
+        PassCase{"xfs_short_last_ag", xfs(1030 * kMiB, 256 * kMiB), 512 * kMiB},
+        PassCase{"xfs_chunk_equals_ag", xfs(1024 * kMiB, 256 * kMiB), 256 * kMiB},
+        PassCase{"xfs_one_chunk", xfs(1024 * kMiB, 256 * kMiB), 0},
+        PassCase{"xfs_unknown_ags", xfs(1000 * kMiB, 0), 300 * kMiB},
+        PassCase{"btrfs_fresh", btrfs(512 * kMiB, kFreshBtrfsGroups), 16 * kMiB, 13631488},
+        PassCase{"btrfs_grown", btrfs(512 * kMiB, kGrownBtrfsGroups), 64 * kMiB, 13631488},
+        PassCase{"btrfs_one_chunk", btrfs(512 * kMiB, kGrownBtrfsGroups), 0, 13631488},
+        PassCase{"btrfs_without_block_groups", btrfs(1000 * kMiB), 128 * kMiB},
+        PassCase{"unknown_fs", FsGeometry{"zonefs", 1000 * kMiB, 0}, 64 * kMiB},
+        PassCase{"unknown_size", ext4(0), 64 * kMiB}),
     [](const auto& test_info) { return std::string(test_info.param.label); });
 
 TEST(Planner, ChoosesTheRangeKindByFilesystemType) {
@@ -160,8 +160,8 @@ TEST(Planner, NeverLetsAnXfsChunkCrossAnAllocationGroupBoundary) {
   for (const std::uint64_t chunk_bytes : {100 * kMiB, 300 * kMiB, 700 * kMiB}) {
     for (const TrimRange& chunk : chunks_from(xfs(1030 * kMiB, ag), 0, chunk_bytes)) {
       const bool inside_one_ag = chunk.start / ag == (end_of(chunk) - 1) / ag;
-      const bool whole_ags = chunk.start % ag == 0 && (end_of(chunk) % ag == 0 ||
-                                                       end_of(chunk) == 1030 * kMiB);
+      const bool whole_ags =
+          chunk.start % ag == 0 && (end_of(chunk) % ag == 0 || end_of(chunk) == 1030 * kMiB);
       EXPECT_TRUE(inside_one_ag || whole_ags)
           << "chunk " << chunk.start << "+" << chunk.len << " for " << chunk_bytes;
     }

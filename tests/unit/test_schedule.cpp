@@ -19,9 +19,7 @@ using std::chrono::minutes;
 // 2024-03-04 00:00:00 UTC, a Monday.
 const TimePoint kMondayUtc = from_usec(1'709'510'400LL * 1'000'000);
 
-TimePoint monday_at(int hour, int minute = 0) {
-  return kMondayUtc + hours{hour} + minutes{minute};
-}
+TimePoint monday_at(int hour, int minute = 0) { return kMondayUtc + hours{hour} + minutes{minute}; }
 
 constexpr int at(int hour, int minute = 0) { return hour * 60 + minute; }
 
@@ -58,7 +56,8 @@ TEST_F(Schedule, IsDueOneIntervalAfterTheLastPassWithoutJitter) {
 }
 
 TEST_F(Schedule, SpreadsTheDueTimeOverTheRandomizedDelay) {
-  EXPECT_EQ(next_due(policy, kMondayUtc, kMondayUtc, 0.5), kMondayUtc + hours{24 * 7} + minutes{30});
+  EXPECT_EQ(next_due(policy, kMondayUtc, kMondayUtc, 0.5),
+            kMondayUtc + hours{24 * 7} + minutes{30});
   const TimePoint latest = next_due(policy, kMondayUtc, kMondayUtc, 0.999999);
   EXPECT_LT(latest, kMondayUtc + hours{24 * 7 + 1});
   EXPECT_GT(latest, kMondayUtc + hours{24 * 7} + minutes{59});

@@ -1,6 +1,6 @@
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,7 +38,6 @@ using trimd::test::read_text;
 using trimd::test::write_text;
 
 namespace {
-
 
 FsRecord complete_record() {
   FsRecord r;
@@ -195,8 +194,9 @@ TEST_F(StateStoreTest, ABytesKeyThatIsNotHexCountsAsCorrupt) {
 
 TEST_F(StateStoreTest, QuotesIdsThatNeedIt) {
   StateMap state;
-  for (const std::string id : {"/dev/sda1", "UUID=1234:/mnt/a b", "it's", "quote\"back\\slash", "tab\there",
-                               "new\nline", "dotted.key", "ünïcode", "", "[brackets]", "#hash"})
+  for (const std::string id :
+       {"/dev/sda1", "UUID=1234:/mnt/a b", "it's", "quote\"back\\slash", "tab\there", "new\nline",
+        "dotted.key", "ünïcode", "", "[brackets]", "#hash"})
     state[id].mount_point = id;
   StateStore store{root_};
   store.save(state);
@@ -355,8 +355,9 @@ TEST_F(StateStoreTest, CorruptFileIsMovedAsideLoggedAndLoadsAsEmpty) {
 }
 
 TEST_F(StateStoreTest, ValuesOfTheWrongTypeCountAsCorrupt) {
-  for (const std::string text : {"[fs]\nlast_bytes = \"many\"\n", "[fs]\ncursor = -1\n",
-                                 "[fs]\nlast_start_usec = 1.5\n", "[fs]\nmount_point = 7\n", "fs = 3\n"})
+  for (const std::string text :
+       {"[fs]\nlast_bytes = \"many\"\n", "[fs]\ncursor = -1\n", "[fs]\nlast_start_usec = 1.5\n",
+        "[fs]\nmount_point = 7\n", "fs = 3\n"})
     expect_corrupt(text);
 }
 
@@ -386,7 +387,8 @@ TEST(PruneUnseen, DropsRecordsNotSeenWithinTheHorizonAndKeepsTheRest) {
 }
 
 TEST_F(StateStoreTest, IgnoresKeysItDoesNotKnow) {
-  write_text(root_ / "state.toml", "['/dev/sda1']\nlast_bytes = 42\nwritten_by_a_newer_trimd = true\n");
+  write_text(root_ / "state.toml",
+             "['/dev/sda1']\nlast_bytes = 42\nwritten_by_a_newer_trimd = true\n");
   const auto loaded = StateStore{root_}.load();
   ASSERT_EQ(loaded.count("/dev/sda1"), 1u);
   EXPECT_EQ(loaded.at("/dev/sda1").last_bytes, 42u);
@@ -394,10 +396,10 @@ TEST_F(StateStoreTest, IgnoresKeysItDoesNotKnow) {
 
 TEST_F(StateStoreTest, RoundTripsATakeoverWithItsTimeAndOrigin) {
   StateMap state;
-  state["by-policy"].taken_over = trimd::TakeoverRecord{trimd::from_usec(1700000000000001),
-                                                        trimd::TakeoverOrigin::Policy};
-  state["by-request"].taken_over = trimd::TakeoverRecord{trimd::from_usec(1700000000000002),
-                                                         trimd::TakeoverOrigin::Request};
+  state["by-policy"].taken_over =
+      trimd::TakeoverRecord{trimd::from_usec(1700000000000001), trimd::TakeoverOrigin::Policy};
+  state["by-request"].taken_over =
+      trimd::TakeoverRecord{trimd::from_usec(1700000000000002), trimd::TakeoverOrigin::Request};
   state["never"] = FsRecord{};
   StateStore store{root_};
   store.save(state);

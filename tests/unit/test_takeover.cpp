@@ -27,7 +27,8 @@ TakeoverFacts taken_over(TakeoverOrigin origin) {
   return f;
 }
 
-TakeoverDecision by_policy(const TakeoverFacts& f, InlineDiscardPolicy policy, bool released = false) {
+TakeoverDecision by_policy(const TakeoverFacts& f, InlineDiscardPolicy policy,
+                           bool released = false) {
   return decide_takeover(f, policy, released, kNow);
 }
 
@@ -39,13 +40,17 @@ TEST(TakeoverPolicy, TurnsOffSyncDiscardOfExt4AndBtrfsOnlyWhenThePolicySaysTakeo
     EXPECT_EQ(d.action, TakeoverAction::TurnOff) << type;
     EXPECT_EQ(d.view, (TakeoverView{TakeoverStatus::TakenOver, "", kNow})) << type;
   }
-  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Warn).action, TakeoverAction::Nothing);
-  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Ignore).action, TakeoverAction::Nothing);
+  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Warn).action,
+            TakeoverAction::Nothing);
+  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Ignore).action,
+            TakeoverAction::Nothing);
 }
 
 TEST(TakeoverPolicy, WarnShowsInlineAndIgnoreShowsIgnored) {
-  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Warn).view.status, TakeoverStatus::Inline);
-  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Ignore).view.status, TakeoverStatus::Ignored);
+  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Warn).view.status,
+            TakeoverStatus::Inline);
+  EXPECT_EQ(by_policy(ext4_with_discard(), InlineDiscardPolicy::Ignore).view.status,
+            TakeoverStatus::Ignored);
 }
 
 TEST(TakeoverPolicy, LeavesFilesystemsWithoutSyncDiscardAlone) {
@@ -81,7 +86,8 @@ TEST(TakeoverPolicy, NeverTouchesReadOnlyOrOptedOutFilesystems) {
     EXPECT_EQ(d.action, TakeoverAction::Nothing);
     EXPECT_EQ(d.view.status, TakeoverStatus::NotPossible);
   }
-  EXPECT_THAT(by_policy(skipped, InlineDiscardPolicy::Takeover).view.reason, HasSubstr("X-trimd.skip"));
+  EXPECT_THAT(by_policy(skipped, InlineDiscardPolicy::Takeover).view.reason,
+              HasSubstr("X-trimd.skip"));
 }
 
 TEST(TakeoverPolicy, AdoptsARecordedTakeoverWithoutRemounting) {
@@ -140,7 +146,8 @@ TEST(TakeoverRequest, RefusesAsyncOrNoDiscardAndAcceptsWhatIsAlreadyTakenOver) {
   EXPECT_THAT(decide_take_over_request(async, kNow).refusal, HasSubstr("discard=async"));
   TakeoverFacts none = ext4_with_discard();
   none.mode = DiscardMode::None;
-  EXPECT_THAT(decide_take_over_request(none, kNow).refusal, HasSubstr("not mounted with 'discard'"));
+  EXPECT_THAT(decide_take_over_request(none, kNow).refusal,
+              HasSubstr("not mounted with 'discard'"));
   const auto again = decide_take_over_request(taken_over(TakeoverOrigin::Policy), kNow);
   EXPECT_EQ(again.action, TakeoverAction::Adopt);
   EXPECT_TRUE(again.refusal.empty());
@@ -148,7 +155,8 @@ TEST(TakeoverRequest, RefusesAsyncOrNoDiscardAndAcceptsWhatIsAlreadyTakenOver) {
 
 TEST(HandBack, RestoresDiscardOnlyOfWhatTrimdTookOver) {
   EXPECT_EQ(decide_hand_back(taken_over(TakeoverOrigin::Request)).action, TakeoverAction::HandBack);
-  EXPECT_THAT(decide_hand_back(ext4_with_discard()).refusal, HasSubstr("trimd did not take it over"));
+  EXPECT_THAT(decide_hand_back(ext4_with_discard()).refusal,
+              HasSubstr("trimd did not take it over"));
   TakeoverFacts restored = taken_over(TakeoverOrigin::Policy);
   restored.mode = DiscardMode::Sync;  // someone gave it back already
   EXPECT_EQ(decide_hand_back(restored).action, TakeoverAction::Forget);

@@ -146,8 +146,9 @@ TEST_F(TakeoverControllerTest, ShowsAFailedRemountAndRetriesOnlyAfterAReload) {
   start(takeover_config());
   remounter_.next = {RemountResult::Failed, "fsconfig: Operation not permitted"};
   EXPECT_FALSE(rescan({ext4_}));
-  EXPECT_EQ(status(ext4_).takeover,
-            (TakeoverView{TakeoverStatus::Failed, "fsconfig: Operation not permitted", std::nullopt}));
+  EXPECT_EQ(
+      status(ext4_).takeover,
+      (TakeoverView{TakeoverStatus::Failed, "fsconfig: Operation not permitted", std::nullopt}));
   EXPECT_FALSE(record(ext4_));
   rescan({ext4_});
   EXPECT_EQ(remounter_.calls.size(), 1u);

@@ -66,8 +66,8 @@ TrimOutcome trim_everything(const TrimTarget& target) {
 
 TEST(TrimStatusNames, AreDistinctLowerCaseWords) {
   const std::set<std::string> names = {
-      to_string(TrimStatus::Ok), to_string(TrimStatus::Unsupported),
-      to_string(TrimStatus::PastEnd), to_string(TrimStatus::Gone), to_string(TrimStatus::Error)};
+      to_string(TrimStatus::Ok), to_string(TrimStatus::Unsupported), to_string(TrimStatus::PastEnd),
+      to_string(TrimStatus::Gone), to_string(TrimStatus::Error)};
   EXPECT_EQ(names.size(), 5u);
   EXPECT_EQ(names.count("ok"), 1u);
   EXPECT_EQ(names.count("past-end"), 1u);
@@ -251,8 +251,7 @@ TEST(UuidFromSymlinkDir, FindsTheLinkThatResolvesToTheDevice) {
 
   EXPECT_EQ(uuid_from_symlink_dir(links.string(), (scratch.path() / "alias").string()),
             "2222-bbbb");
-  EXPECT_EQ(uuid_from_symlink_dir(links.string(), (scratch.path() / "sda1").string()),
-            "1111-aaaa");
+  EXPECT_EQ(uuid_from_symlink_dir(links.string(), (scratch.path() / "sda1").string()), "1111-aaaa");
 }
 
 TEST(UuidFromSymlinkDir, ReportsNothingForAnUnknownDeviceOrAMissingDirectory) {

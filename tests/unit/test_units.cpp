@@ -19,9 +19,16 @@ constexpr std::uint64_t EiB = PiB * KiB;
 
 TEST(ParseSizeUnits, ReadsPetaAndExaInBothBasesAndAnyCase) {
   const std::vector<std::pair<std::string, std::uint64_t>> cases{
-      {"1P", PiB},          {"1PiB", PiB},          {"2pib", 2 * PiB},      {"1PB", 1000000000000000},
-      {"1E", EiB},          {"1EiB", EiB},          {"15EiB", 15 * EiB},    {"1EB", 1000000000000000000},
-      {"1.5P", PiB + PiB / 2}, {"0.5EiB", EiB / 2},
+      {"1P", PiB},
+      {"1PiB", PiB},
+      {"2pib", 2 * PiB},
+      {"1PB", 1000000000000000},
+      {"1E", EiB},
+      {"1EiB", EiB},
+      {"15EiB", 15 * EiB},
+      {"1EB", 1000000000000000000},
+      {"1.5P", PiB + PiB / 2},
+      {"0.5EiB", EiB / 2},
       {"0.000001EiB", EiB / 1000000},
   };
   for (const auto& [text, bytes] : cases) EXPECT_EQ(trimd::parse_size(text), bytes) << text;
@@ -35,7 +42,8 @@ TEST(ParseSizeUnits, KeepsTheFractionExactUpToItsSixthDigitInLargeUnits) {
 }
 
 TEST(ParseSizeUnits, RejectsWhatDoesNotFitSixtyFourBits) {
-  for (const char* text : {"16EiB", "16E", "19EB", "16384PiB", "1.5ZiB", "18446744073709551615.5KiB"})
+  for (const char* text :
+       {"16EiB", "16E", "19EB", "16384PiB", "1.5ZiB", "18446744073709551615.5KiB"})
     EXPECT_THROW(trimd::parse_size(text), std::invalid_argument) << text;
   EXPECT_EQ(trimd::parse_size("16383PiB"), 16383 * PiB);
   EXPECT_EQ(trimd::parse_size("18EB"), 18 * 1000000000000000000u);
