@@ -6,8 +6,7 @@
 #      (default here 30) on its seed corpus.
 # The boot tier (label boot) is part of step 1: it builds the .deb and boots
 # it in a Debian 12 container (tests/boot/).
-# Before building: the C++ lines changed since scripts/check-format.sh's
-# baseline follow .clang-format.
+# Before building: every C++ file follows .clang-format (scripts/check-format.sh)
 # Under CI=true a system test that lacks root, a loop device or a tool fails
 # instead of skipping.
 set -euo pipefail
