@@ -149,12 +149,15 @@ void ManagerObject::GetFleet(
                                            "no [fleet] in the policy: passes are not coordinated"));
     if (report.status == Status::Unreachable)
       return reply->returnError(make_error(ErrorKind::Unavailable, "etcd: " + report.error));
+    if (report.status == Status::Busy)
+      return reply->returnError(make_error(ErrorKind::Busy, "fleet: " + report.error));
     std::vector<
         sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool>>
         claims;
     for (const auto& row : report.rows)
-      claims.emplace_back(bus_string(row.backend), row.max_concurrent, row.position,
-                          bus_string(row.host), bus_string(row.mount_point), row.holds, row.ours);
+      if (row.fault == fleet::ClaimFault::None)  // ignored keys: GetFleetView only
+        claims.emplace_back(bus_string(row.backend), row.max_concurrent, row.position,
+                            bus_string(row.host), bus_string(row.mount_point), row.holds, row.ours);
     reply->returnResults(claims);
   });
 }

@@ -296,7 +296,7 @@ void Daemon::quit_loop() {
 }
 
 void DaemonControl::fleet_report(std::function<void(fleet::FleetReport)> done) {
-  done(fleet::FleetReport{fleet::FleetReport::Status::NotConfigured, {}, {}});
+  done(fleet::FleetReport{fleet::FleetReport::Status::NotConfigured, {}, {}, {}});
 }
 
 void Daemon::fleet_report(std::function<void(fleet::FleetReport)> done) {

@@ -9,6 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "json_bounds.hpp"
+
 namespace trimd::etcd {
 
 struct Client::Request {
@@ -17,10 +21,17 @@ struct Client::Request {
   Call call{{}, {}, {}};
   std::string token;         // the one it was sent with
   std::size_t endpoint = 0;  // index into the settings' endpoints
-  std::string response;
-  // A stream's whole lines not yet handed out (curl's callbacks may not
-  // call back into curl, so messages wait until socket_action returns).
-  std::vector<nlohmann::json> inbox;
+  std::string response;      // a call's reply; a stream's line so far
+  bool over_bound = false;   // the reply passed kMaxReplyBytes: stopped there
+  // A stream's messages not yet handed out (curl's callbacks may not call
+  // back into curl, so messages wait until socket_action returns); nothing
+  // where messages were dropped for a bound.
+  std::vector<std::optional<nlohmann::json>> inbox;
+  std::size_t inbox_bytes = 0;  // parsed this turn
+  bool skipping_line = false;   // the rest of a line over the bound
+  void drop_messages() {
+    if (inbox.empty() || inbox.back()) inbox.emplace_back();  // one gap, however many
+  }
   char error[CURL_ERROR_SIZE] = {};  // curl's detail (which TLS check failed, ...)
   ~Request() {
     curl_library().slist_free_all(headers);
@@ -29,11 +40,6 @@ struct Client::Request {
 };
 
 namespace {
-
-std::size_t append_response(char* data, std::size_t size, std::size_t count, void* target) {
-  static_cast<std::string*>(target)->append(data, size * count);
-  return size * count;
-}
 
 std::uint32_t epoll_events(int what) {
   std::uint32_t events = 0;
@@ -95,15 +101,59 @@ std::string etcd_message(const nlohmann::json& reply) {
 
 }  // namespace
 
-// A stream's bytes: every complete line is one JSON message.
+// A call's reply, up to kMaxReplyBytes: past that the transfer is stopped
+// (curl then fails it with a write error) and the call fails for the bound.
+std::size_t Client::on_reply_bytes(char* data, std::size_t size, std::size_t count, void* target) {
+  auto& request = *static_cast<Request*>(target);
+  const std::size_t bytes = size * count;
+  if (request.response.size() + bytes > kMaxReplyBytes) {
+    request.over_bound = true;
+    return 0;
+  }
+  request.response.append(data, bytes);
+  return bytes;
+}
+
+// A stream's bytes: every line is one JSON message. Each byte is looked at
+// once (only the new bytes are searched for the line's end), a line is kept
+// only up to kMaxStreamLineBytes (the rest of a longer one is skipped), and
+// one turn parses at most kMaxStreamBytesPerTurn in kMaxStreamMessagesPerTurn
+// messages: whatever a stream sends, the loop's cost per turn is bounded.
 std::size_t Client::on_stream_bytes(char* data, std::size_t size, std::size_t count, void* target) {
   auto& request = *static_cast<Request*>(target);
-  request.response.append(data, size * count);
-  std::size_t end;
-  while ((end = request.response.find('\n')) != std::string::npos) {
-    auto message = nlohmann::json::parse(request.response.substr(0, end), nullptr, false);
-    request.response.erase(0, end + 1);
-    if (!message.is_discarded()) request.inbox.push_back(std::move(message));
+  std::string_view rest(data, size * count);
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    const auto piece = rest.substr(0, end);
+    if (request.skipping_line) {
+      // the line's tail: nothing kept
+    } else if (request.response.size() + piece.size() > kMaxStreamLineBytes) {
+      request.response.clear();
+      request.skipping_line = true;
+      request.drop_messages();
+    } else {
+      request.response.append(piece);
+    }
+    if (end == std::string_view::npos) break;
+    rest.remove_prefix(end + 1);
+    if (request.skipping_line) {
+      request.skipping_line = false;
+      continue;
+    }
+    std::string line = std::move(request.response);
+    request.response.clear();
+    if (line.empty()) continue;
+    request.inbox_bytes += line.size();
+    if (request.inbox.size() >= kMaxStreamMessagesPerTurn ||
+        request.inbox_bytes > kMaxStreamBytesPerTurn) {
+      request.drop_messages();
+      continue;
+    }
+    auto message = parse_bounded(line, kEtcdReplyLimits);
+    if (message.fault == JsonFault::None)
+      request.inbox.emplace_back(std::move(message.value));
+    else
+      request.drop_messages();
   }
   return size * count;
 }
@@ -125,13 +175,37 @@ ClientSettings settings_from(const FleetConfig& config) {
 
 Client::Client(EventLoop& loop, ClientSettings settings)
     : loop_(loop), settings_(std::move(settings)), curl_(curl_library()),
-      multi_(curl_.multi_init()), timer_(loop, [this] { act(CURL_SOCKET_TIMEOUT, 0); }) {
+      multi_(curl_.multi_init()), timer_(loop, [this] { act(CURL_SOCKET_TIMEOUT, 0); }),
+      refuse_timer_(loop, [this] {
+        for (auto& [done, why] : std::exchange(refused_, {}))
+          done(Outcome{std::nullopt, why, Failure::Bound});
+      }) {
   if (settings_.endpoints.empty()) throw std::invalid_argument("etcd: no endpoint");
   if (!multi_) throw std::runtime_error("etcd: curl_multi_init failed");
   curl_.multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Client::on_socket);
   curl_.multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
   curl_.multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Client::on_timer);
   curl_.multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  update_connection_cap();
+}
+
+// A handful of connections per endpoint for calls, one more per open
+// stream (a stream holds its connection for as long as it lasts; without
+// its own, calls would queue behind it for ever). Calls beyond wait for a
+// connection; idle ones beyond the cap are closed.
+void Client::update_connection_cap() {
+  long streams = 0;
+  for (const auto& [easy, request] : requests_)
+    if (request->call.message) ++streams;
+  const long cap = kCallConnections + streams;
+  curl_.multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, cap);
+  curl_.multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap);
+  curl_.multi_setopt(multi_, CURLMOPT_MAXCONNECTS, cap);
+}
+
+void Client::refuse(Done done, std::string why) {
+  refused_.emplace_back(std::move(done), std::move(why));
+  refuse_timer_.arm_in(Duration{0});
 }
 
 Client::~Client() {
@@ -142,6 +216,9 @@ Client::~Client() {
 }
 
 void Client::call(const std::string& path, const nlohmann::json& body, Done done) {
+  if (in_flight() >= kMaxCallsInFlight)
+    return refuse(std::move(done), fmt::format("etcd: {} refused: {} calls are in flight already",
+                                               path, kMaxCallsInFlight));
   Call call{path, body.dump(), std::move(done)};
   if (settings_.user.empty() || !token_.empty()) return send(std::move(call), token_);
   waiting_for_token_.push_back(std::move(call));
@@ -177,6 +254,7 @@ void Client::cancel(std::uint64_t stream_id) {
   CURL* easy = request->easy;
   curl_.multi_remove_handle(multi_, easy);
   requests_.erase(easy);
+  update_connection_cap();
 }
 
 // After curl returned: a message's handler may call, stream or cancel.
@@ -189,6 +267,7 @@ void Client::deliver_stream_messages() {
     if (!request) continue;
     const auto messages = std::move(request->inbox);
     request->inbox.clear();
+    request->inbox_bytes = 0;
     const Message handler = request->call.message;  // the request may go meanwhile
     for (const auto& message : messages) handler(message);
   }
@@ -224,8 +303,9 @@ void Client::on_authenticated(const Outcome& outcome) {
     if (error.empty())
       send(std::move(call), token_);
     else
-      call.done(
-          Outcome{std::nullopt, "authentication as \"" + settings_.user + "\" failed: " + error});
+      call.done(Outcome{std::nullopt,
+                        "authentication as \"" + settings_.user + "\" failed: " + error,
+                        outcome.failure == Failure::None ? Failure::Answered : outcome.failure});
   }
 }
 
@@ -253,16 +333,18 @@ void Client::send(Call call, std::string token) {
   curl_.easy_setopt(easy, CURLOPT_ERRORBUFFER, request->error);
   const auto timeout_ms = static_cast<long>(
       std::chrono::duration_cast<std::chrono::milliseconds>(settings_.request_timeout).count());
-  if (request->call.message) {
+  const bool is_stream = static_cast<bool>(request->call.message);
+  if (is_stream) {
     curl_.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Client::on_stream_bytes);
-    curl_.easy_setopt(easy, CURLOPT_WRITEDATA, request.get());
     curl_.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
     curl_.easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   } else {
-    curl_.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_response);
-    curl_.easy_setopt(easy, CURLOPT_WRITEDATA, &request->response);
+    curl_.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Client::on_reply_bytes);
     curl_.easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
   }
+  curl_.easy_setopt(easy, CURLOPT_WRITEDATA, request.get());
+  // An idle connection is not kept for long: etcd's members come and go.
+  curl_.easy_setopt(easy, CURLOPT_MAXAGE_CONN, 30L);
   curl_.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   if (!settings_.ca_file.empty())
@@ -273,6 +355,7 @@ void Client::send(Call call, std::string token) {
   }
   curl_.easy_setopt(easy, CURLOPT_PRIVATE, request.get());
   requests_[easy] = std::move(request);
+  if (is_stream) update_connection_cap();
   curl_.multi_add_handle(multi_, easy);
 }
 
@@ -335,20 +418,29 @@ bool Client::tries_next_endpoint(Request& request, CURLcode code) {
   if (!call.failures.empty()) call.failures += "; ";
   const auto& where = settings_.endpoints[request.endpoint];
   call.failures += where + ": " + transfer_error(where, code, request.error);
-  if (current_ == request.endpoint) current_ = (current_ + 1) % settings_.endpoints.size();
+  if (current_ == request.endpoint && settings_.endpoints.size() > 1) {
+    current_ = (current_ + 1) % settings_.endpoints.size();
+    ++failovers_;
+  }
   if (++call.endpoints_tried >= settings_.endpoints.size()) return false;
   send(std::move(call), request.token);
   return true;
 }
 
-Outcome Client::outcome_of(const Request& request, long status, nlohmann::json parsed) const {
+Outcome Client::outcome_of(const Request& request, long status, BoundedJson parsed) const {
   const std::string& where = settings_.endpoints[request.endpoint];
-  if (parsed.is_discarded())
-    return Outcome{std::nullopt, where + ": HTTP " + std::to_string(status) + ", not JSON"};
+  if (parsed.fault == JsonFault::NotJson)
+    return Outcome{std::nullopt, where + ": HTTP " + std::to_string(status) + ", not JSON",
+                   Failure::Answered};
+  if (parsed.fault != JsonFault::None)
+    return Outcome{std::nullopt,
+                   fmt::format("{}: the reply to {} is {}", where, request.call.path, parsed.error),
+                   Failure::Bound};
   if (status != 200)
     return Outcome{std::nullopt,
-                   where + ": HTTP " + std::to_string(status) + ": " + etcd_message(parsed)};
-  return Outcome{std::move(parsed), {}};
+                   where + ": HTTP " + std::to_string(status) + ": " + etcd_message(parsed.value),
+                   Failure::Answered};
+  return Outcome{std::move(parsed.value), {}, Failure::None};
 }
 
 // Replies are handed out after curl is done with them, and a callback may
@@ -363,15 +455,24 @@ void Client::finish_done() {
     auto node = requests_.extract(easy);
     if (node.empty()) continue;
     auto request = std::move(node.mapped());
+    if (request->call.message) update_connection_cap();
     long status = 0;
     curl_.easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-    if (code != CURLE_OK) {
-      if (!tries_next_endpoint(*request, code))
-        request->call.done(Outcome{std::nullopt, request->call.failures});
+    if (request->over_bound) {
+      request->call.done(Outcome{
+          std::nullopt,
+          fmt::format("{}: the reply to {} is over {} bytes, the bound",
+                      settings_.endpoints[request->endpoint], request->call.path, kMaxReplyBytes),
+          Failure::Bound});
       continue;
     }
-    auto reply = nlohmann::json::parse(request->response, nullptr, false);
-    if (renews_token(*request, status, reply)) continue;
+    if (code != CURLE_OK) {
+      if (!tries_next_endpoint(*request, code))
+        request->call.done(Outcome{std::nullopt, request->call.failures, Failure::Transport});
+      continue;
+    }
+    auto reply = parse_bounded(request->response, kEtcdReplyLimits);
+    if (renews_token(*request, status, reply.value)) continue;
     request->call.done(outcome_of(*request, status, std::move(reply)));
   }
 }

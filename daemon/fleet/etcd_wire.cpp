@@ -40,9 +40,54 @@ std::string bytes_field(const nlohmann::json& object, const char* name) {
   return *bytes;
 }
 
+bool bool_field(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+// etcd's own message, bounded: it is quoted into logs and bus replies.
+std::string error_text(const nlohmann::json& error) {
+  constexpr std::size_t kMaxErrorText = 256;
+  std::string text = error.is_string() ? error.get<std::string>() : error.dump();
+  if (text.size() > kMaxErrorText) text = text.substr(0, kMaxErrorText) + "...";
+  return text;
+}
+
 void throw_if_error(const nlohmann::json& reply) {
-  if (reply.contains("error") || reply.contains("code"))
-    throw std::runtime_error("etcd: " + reply.value("message", reply.value("error", "an error")));
+  if (!reply.is_object()) throw std::runtime_error("etcd: a reply that is not a JSON object");
+  if (reply.contains("error") || reply.contains("code")) {
+    const auto message = reply.find("message");
+    throw std::runtime_error(
+        "etcd: " + (message != reply.end() ? error_text(*message)
+                                           : (reply.contains("error") ? error_text(reply["error"])
+                                                                      : std::string("an error"))));
+  }
+}
+
+void throw_if_watch_error(const nlohmann::json& message) {
+  const auto error = message.find("error");
+  if (error == message.end()) return;
+  const bool has_text = error->is_object() && error->contains("message");
+  throw std::runtime_error("etcd: watch: " + error_text(has_text ? (*error)["message"] : *error));
+}
+
+// A reply's header.revision, which every answer from the store carries: a
+// reply without one is not a reply from etcd's store.
+std::int64_t header_revision(const nlohmann::json& reply) {
+  throw_if_error(reply);
+  const auto header = reply.find("header");
+  if (header == reply.end() || !header->is_object())
+    throw std::runtime_error("etcd: a reply without a header");
+  const auto revision = int64_field(*header, "revision");
+  if (revision <= 0) throw std::runtime_error("etcd: a reply whose header names no revision");
+  return revision;
+}
+
+KeyValue key_value_of(const nlohmann::json& kv) {
+  if (!kv.is_object()) throw std::runtime_error("etcd: a kv is not an object");
+  return KeyValue{bytes_field(kv, "key"), bytes_field(kv, "value"),
+                  int64_field(kv, "create_revision"), int64_field(kv, "mod_revision"),
+                  int64_field(kv, "lease")};
 }
 
 }  // namespace
@@ -122,30 +167,27 @@ nlohmann::json put_request(std::string_view key, std::string_view value, std::in
   return body;
 }
 
-nlohmann::json range_prefix_request(std::string_view prefix) {
-  return {{"key", base64_encode(prefix)},
-          {"range_end", base64_encode(prefix_range_end(prefix))},
-          {"sort_target", "CREATE"},
-          {"sort_order", "ASCEND"}};
+nlohmann::json range_prefix_request(std::string_view prefix, std::int64_t limit) {
+  nlohmann::json body{{"key", base64_encode(prefix)},
+                      {"range_end", base64_encode(prefix_range_end(prefix))},
+                      {"sort_target", "CREATE"},
+                      {"sort_order", "ASCEND"}};
+  if (limit > 0) body["limit"] = limit;
+  return body;
 }
 
 nlohmann::json delete_request(std::string_view key) { return {{"key", base64_encode(key)}}; }
 
-nlohmann::json watch_prefix_request(std::string_view prefix) {
-  return {
-      {"create_request",
-       {{"key", base64_encode(prefix)}, {"range_end", base64_encode(prefix_range_end(prefix))}}}};
+nlohmann::json watch_prefix_request(std::string_view prefix, std::int64_t start_revision) {
+  nlohmann::json create{{"key", base64_encode(prefix)},
+                        {"range_end", base64_encode(prefix_range_end(prefix))}};
+  if (start_revision > 0) create["start_revision"] = start_revision;
+  return {{"create_request", std::move(create)}};
 }
 
 std::size_t watch_events_in(const nlohmann::json& message) {
   if (!message.is_object()) throw std::runtime_error("etcd: a watch message that is not an object");
-  if (message.contains("error")) {
-    const auto& error = message["error"];
-    throw std::runtime_error("etcd: watch: " + (error.is_object() && error.contains("message") &&
-                                                        error["message"].is_string()
-                                                    ? error["message"].get<std::string>()
-                                                    : error.dump()));
-  }
+  throw_if_watch_error(message);
   const auto result = message.find("result");
   if (result == message.end() || !result->is_object()) return 0;
   const auto events = result->find("events");
@@ -170,17 +212,54 @@ std::int64_t ttl_of(const nlohmann::json& reply) {
   return int64_field(result, "TTL");
 }
 
-std::vector<KeyValue> kvs_of(const nlohmann::json& reply) {
-  throw_if_error(reply);
-  std::vector<KeyValue> out;
+std::vector<KeyValue> kvs_of(const nlohmann::json& reply) { return range_of(reply).kvs; }
+
+RangeReply range_of(const nlohmann::json& reply) {
+  const auto revision = header_revision(reply);
+  RangeReply out;
+  out.revision = revision;
+  out.count = int64_field(reply, "count");
+  const auto more = reply.find("more");
+  out.more = more != reply.end() && more->is_boolean() && more->get<bool>();
   const auto it = reply.find("kvs");
   if (it == reply.end()) return out;
   if (!it->is_array()) throw std::runtime_error("etcd: kvs is not an array");
-  for (const auto& kv : *it) {
-    if (!kv.is_object()) throw std::runtime_error("etcd: a kv is not an object");
-    out.push_back(KeyValue{bytes_field(kv, "key"), bytes_field(kv, "value"),
-                           int64_field(kv, "create_revision"), int64_field(kv, "mod_revision"),
-                           int64_field(kv, "lease")});
+  out.kvs.reserve(it->size());
+  for (const auto& kv : *it) out.kvs.push_back(key_value_of(kv));
+  return out;
+}
+
+WatchMessage watch_message_of(const nlohmann::json& message) {
+  if (!message.is_object()) throw std::runtime_error("etcd: a watch message that is not an object");
+  throw_if_watch_error(message);
+  const auto result = message.find("result");
+  if (result == message.end() || !result->is_object())
+    throw std::runtime_error("etcd: a watch message without a result");
+  WatchMessage out;
+  out.revision = header_revision(*result);
+  out.created = bool_field(*result, "created");
+  out.canceled = bool_field(*result, "canceled");
+  out.compact_revision = int64_field(*result, "compact_revision");
+  const auto reason = result->find("cancel_reason");
+  if (reason != result->end() && reason->is_string())
+    out.cancel_reason = reason->get<std::string>();
+  const auto events = result->find("events");
+  if (events == result->end()) return out;
+  if (!events->is_array()) throw std::runtime_error("etcd: watch events are not an array");
+  out.events.reserve(events->size());
+  for (const auto& event : *events) {
+    if (!event.is_object()) throw std::runtime_error("etcd: a watch event is not an object");
+    WatchEvent parsed;
+    const auto type = event.find("type");
+    if (type != event.end() && type->is_string() && type->get_ref<const std::string&>() == "DELETE")
+      parsed.type = WatchEvent::Type::Delete;
+    else if (type != event.end() &&
+             !(type->is_string() && type->get_ref<const std::string&>() == "PUT"))
+      throw std::runtime_error("etcd: a watch event of an unknown type");
+    const auto kv = event.find("kv");
+    if (kv == event.end()) throw std::runtime_error("etcd: a watch event without its key");
+    parsed.kv = key_value_of(*kv);
+    out.events.push_back(std::move(parsed));
   }
   return out;
 }

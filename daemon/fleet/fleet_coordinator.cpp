@@ -1,12 +1,15 @@
+// The lease and this host's claims; the backends' views are in
+// fleet_backends.cpp.
 #include "fleet_coordinator.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <set>
-#include <tuple>
 
+#include "claim_view.hpp"
 #include "etcd_client.hpp"
+#include "fleet_backend.hpp"
+#include "units.hpp"
 
 namespace trimd::fleet {
 
@@ -21,34 +24,27 @@ std::int64_t ttl_seconds(Duration ttl) {
 
 // The claim's value: who and where, for `trimctl fleet` and other hosts.
 std::string claim_value(const std::string& host, const std::string& mount_point) {
-  return nlohmann::json{{"host", host}, {"mount_point", mount_point}}.dump();
-}
-
-SlotClaim claim_of(const etcd::KeyValue& kv) {
-  const auto value = nlohmann::json::parse(kv.value, nullptr, false);
-  const auto field = [&](const char* name) {
-    return value.is_object() && value.contains(name) && value[name].is_string()
-               ? value[name].get<std::string>()
-               : std::string("?");
-  };
-  return SlotClaim{kv.key, kv.create_revision, field("host"), field("mount_point")};
-}
-
-void sort_by_arrival(std::vector<SlotClaim>& claims) {
-  std::sort(claims.begin(), claims.end(), [](const SlotClaim& a, const SlotClaim& b) {
-    return std::tie(a.create_revision, a.key) < std::tie(b.create_revision, b.key);
-  });
+  return nlohmann::json{{"host", host}, {"mount_point", mount_point}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
 
+// A fifth of the TTL, at least a second: a runner is killed in tens of
+// milliseconds (docs/design.md), the rest covers a slow loop and the
+// members' own clocks.
+Duration fence_margin(Duration lease_ttl) {
+  return std::max<Duration>(std::chrono::seconds{1}, lease_ttl / 5);
+}
+
 Coordinator::Coordinator(EventLoop& loop, const FleetConfig& config, std::string host,
                          Listener listener, Duration poll)
-    : config_(config), host_(std::move(host)), listener_(std::move(listener)),
+    : loop_(loop), config_(config), host_(std::move(host)), listener_(std::move(listener)),
       client_(std::make_unique<etcd::Client>(loop, etcd::settings_from(config))),
-      keepalive_timer_(loop, [this] { keep_alive(); }), poll_timer_(loop, [this] { poll_all(); }) {
+      keepalive_timer_(loop, [this] { keep_alive(); }), fence_timer_(loop, [this] { fence(); }),
+      poll_timer_(loop, [this] { poll_all(); }), poll_(poll) {
   grant_lease();
-  poll_timer_.arm_every(poll);
+  poll_timer_.arm_every(std::min<Duration>(poll_, std::chrono::seconds{5}));
 }
 
 Coordinator::~Coordinator() { *alive_ = false; }
@@ -56,77 +52,140 @@ Coordinator::~Coordinator() { *alive_ = false; }
 void Coordinator::grant_lease() {
   if (granting_) return;
   granting_ = true;
+  const auto sent = SteadyClock::now();
   client_->call("/v3/lease/grant", etcd::lease_grant_request(ttl_seconds(config_.lease_ttl)),
-                [this, alive = alive_](const etcd::Outcome& outcome) {
+                [this, sent, alive = alive_](const etcd::Outcome& outcome) {
                   if (!*alive) return;
                   granting_ = false;
-                  if (!outcome.reply) {
-                    // Asked again soon, not only at the next poll.
-                    keepalive_timer_.arm_in(kGrantRetry);
-                    return unreachable(outcome.error);
-                  }
-                  heard_back();
+                  std::int64_t ttl = 0;
                   try {
+                    if (!outcome.reply) throw std::runtime_error(outcome.error);
                     lease_ = etcd::lease_id_of(*outcome.reply);
+                    ttl = etcd::ttl_of(*outcome.reply);
                   } catch (const std::exception& e) {
-                    keepalive_timer_.arm_in(kGrantRetry);
+                    lease_ = 0;
+                    keepalive_timer_.arm_in(kGrantRetry);  // again soon, not at the next poll
                     return unreachable(e.what());
                   }
                   keepalive_timer_.arm_every(config_.lease_ttl / 3);
-                  for (auto& [id, claim] : claims_) claim.put = false;  // a new lease: claim again
-                  for (const auto& [id, claim] : claims_) put_claim(id);
+                  for (auto& [id, claim] : claims_) claim.put = claim.putting = false;
+                  lease_confirmed(sent, ttl);  // a new lease: every claim is put again
                 });
 }
 
 void Coordinator::keep_alive() {
   if (lease_ == 0) return grant_lease();
-  client_->call("/v3/lease/keepalive", etcd::lease_keepalive_request(lease_),
-                [this, alive = alive_](const etcd::Outcome& outcome) {
-                  if (!*alive) return;
-                  if (!outcome.reply) return unreachable(outcome.error);
-                  heard_back();
+  ++counters_.keepalives;
+  const auto sent = SteadyClock::now();
+  const auto lease = lease_;
+  client_->call("/v3/lease/keepalive", etcd::lease_keepalive_request(lease),
+                [this, sent, lease, alive = alive_](const etcd::Outcome& outcome) {
+                  if (!*alive || lease != lease_) return;
+                  std::int64_t ttl = 0;
                   try {
-                    if (etcd::ttl_of(*outcome.reply) > 0) return;
-                  } catch (const std::exception&) {
+                    if (!outcome.reply) throw std::runtime_error(outcome.error);
+                    ttl = etcd::ttl_of(*outcome.reply);
+                  } catch (const std::exception& e) {
+                    return unreachable(e.what());
                   }
-                  // The lease expired (etcd unreachable too long): its keys
-                  // are gone, every slot with them.
+                  if (ttl > 0) return lease_confirmed(sent, ttl);
+                  // The lease expired (not renewed in time): its keys are gone, every
+                  // slot with them.
                   lease_ = 0;
+                  confirmed_at_.reset();
+                  fence_timer_.disarm();
                   for (auto& [id, claim] : claims_)
                     tell(id, claim, SlotNews::Kind::Lost, "the lease expired");
                   grant_lease();
                 });
 }
 
-void Coordinator::request(const std::string& fs_id, const std::string& backend,
+// etcd renewed the lease when it got the request, so it cannot expire it
+// before `sent` + ttl: a holder may trim until a margin before that.
+void Coordinator::lease_confirmed(SteadyPoint sent, std::int64_t ttl_seconds) {
+  confirmed_at_ = sent;
+  confirmed_ttl_ = std::chrono::seconds{ttl_seconds};
+  const auto deadline = sent + confirmed_ttl_ - fence_margin(confirmed_ttl_);
+  fence_timer_.arm_in(std::chrono::duration_cast<Duration>(deadline - SteadyClock::now()));
+  const bool was_failing = std::exchange(lease_failing_, false);
+  for (auto& [id, claim] : claims_)
+    if (!claim.put && !claim.putting) put_claim(id);
+  if (!was_failing) return;
+  // Answers held back while the lease was in doubt: judged again now.
+  for (auto& [name, backend] : backends_) want_read(*backend, true);
+}
+
+bool Coordinator::lease_live() const {
+  return lease_ != 0 && confirmed_at_ &&
+         SteadyClock::now() < *confirmed_at_ + confirmed_ttl_ - fence_margin(confirmed_ttl_);
+}
+
+// The lease has not been confirmed for long enough that etcd may expire it
+// within the margin: every held slot stops now, before etcd can hand it on.
+void Coordinator::fence() {
+  if (lease_live()) return;  // confirmed again meanwhile
+  for (auto& [id, claim] : claims_) {
+    if (claim.told != SlotNews::Kind::Granted) continue;
+    ++counters_.fences;
+    tell(id, claim, SlotNews::Kind::Lost,
+         "etcd has not confirmed this host's lease for " +
+             format_duration(confirmed_ttl_ - fence_margin(confirmed_ttl_)) +
+             ": stopped before the lease can expire and the slot pass on");
+  }
+}
+
+// The lease cannot be renewed: etcd is unreachable, which on_unreachable
+// decides for every claim that holds no slot. A held slot stays held until
+// the fence (the lease may still live on etcd's side).
+void Coordinator::unreachable(const std::string& error) {
+  spdlog::debug("fleet: etcd: {}", error);
+  lease_failing_ = true;
+  for (auto& [id, claim] : claims_)
+    if (claim.told != SlotNews::Kind::Granted) tell(id, claim, SlotNews::Kind::Unreachable, error);
+}
+
+void Coordinator::request(const std::string& fs_id, const std::string& backend_name,
                           const std::string& mount_point) {
   if (claims_.count(fs_id)) return;
   Claim claim;
-  claim.backend = backend;
-  claim.key = slot_key(backend, host_, fs_id);
+  claim.backend = backend_name;
+  claim.key = slot_key(backend_name, host_, fs_id);
   claim.mount_point = mount_point;
   undeleted_.erase(claim.key);  // wanted again: a retried delete must not take it
   claims_[fs_id] = std::move(claim);
+  backend(backend_name);
+  if (lease_failing_)
+    tell(fs_id, claims_[fs_id], SlotNews::Kind::Unreachable, "etcd does not renew the lease");
   put_claim(fs_id);
 }
 
 void Coordinator::put_claim(const std::string& fs_id) {
   if (lease_ == 0) return;  // put when the lease comes
-  const auto& claim = claims_.at(fs_id);
+  auto& asking = claims_.at(fs_id);
+  asking.putting = true;
+  ++counters_.puts;
   client_->call("/v3/kv/put",
-                etcd::put_request(claim.key, claim_value(host_, claim.mount_point), lease_),
+                etcd::put_request(asking.key, claim_value(host_, asking.mount_point), lease_),
                 [this, fs_id, alive = alive_](const etcd::Outcome& outcome) {
                   if (!*alive) return;
                   const auto it = claims_.find(fs_id);
                   if (it == claims_.end()) return;
-                  if (!outcome.reply) return unreachable(outcome.error);
-                  it->second.put = true;
-                  try {
-                    it->second.put_revision = etcd::revision_of(*outcome.reply);
-                  } catch (const std::exception&) {
-                    it->second.put_revision = 0;  // judged by every read, as before
+                  Claim& claim = it->second;
+                  claim.putting = false;
+                  if (!outcome.reply) {
+                    // Put again at the next renewal; meanwhile the filesystem waits.
+                    if (claim.told != SlotNews::Kind::Granted && !lease_failing_)
+                      tell(fs_id, claim, SlotNews::Kind::Waiting,
+                           claim.backend + ": cannot write this host's claim: " + outcome.error);
+                    return;
                   }
-                  read_backend(it->second.backend);
+                  claim.put = true;
+                  try {
+                    claim.put_revision = etcd::revision_of(*outcome.reply);
+                  } catch (const std::exception&) {
+                    claim.put_revision = 0;  // judged by every view, as before
+                  }
+                  want_read(backend(claim.backend), true);
                 });
 }
 
@@ -134,12 +193,15 @@ void Coordinator::release(const std::string& fs_id) {
   const auto it = claims_.find(fs_id);
   if (it == claims_.end()) return;
   const std::string key = it->second.key;
+  const std::string backend_name = it->second.backend;
   claims_.erase(it);
   delete_key(key);
+  if (const auto b = backends_.find(backend_name); b != backends_.end()) follow(*b->second);
 }
 
 void Coordinator::delete_key(const std::string& key) {
   undeleted_.erase(key);
+  ++counters_.deletes;
   client_->call("/v3/kv/deleterange", etcd::delete_request(key),
                 [this, key, alive = alive_](const etcd::Outcome& outcome) {
                   if (!*alive || outcome.reply) return;
@@ -155,125 +217,46 @@ bool Coordinator::holds(const std::string& fs_id) const {
   return it != claims_.end() && it->second.told == SlotNews::Kind::Granted;
 }
 
+std::vector<std::string> Coordinator::our_keys(const std::string& backend_name) const {
+  std::vector<std::string> keys;
+  for (const auto& [id, claim] : claims_)
+    if (claim.backend == backend_name) keys.push_back(claim.key);
+  return keys;
+}
+
 void Coordinator::poll_all() {
   for (const auto& key : std::set<std::string>(undeleted_)) delete_key(key);
-  if (lease_ == 0) return grant_lease();  // etcd was not there yet, or the lease lapsed
-  std::set<std::string> backends;
-  for (const auto& [id, claim] : claims_)
-    if (claim.put) backends.insert(claim.backend);
-  for (const auto& backend : backends) read_backend(backend);
-}
-
-void Coordinator::read_backend(const std::string& backend) {
-  client_->call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
-                [this, backend, alive = alive_](const etcd::Outcome& outcome) {
-                  if (!*alive) return;
-                  if (!outcome.reply) return unreachable(outcome.error);
-                  heard_back();
-                  try {
-                    judge(backend, etcd::kvs_of(*outcome.reply), etcd::revision_of(*outcome.reply));
-                  } catch (const std::exception& e) {
-                    unreachable(e.what());
-                  }
-                });
-}
-
-void Coordinator::judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs,
-                        std::int64_t revision) {
-  std::vector<SlotClaim> claims;
-  for (const auto& kv : kvs) claims.push_back(claim_of(kv));
-  for (auto& [id, claim] : claims_) {
-    if (claim.backend != backend || !claim.put || revision < claim.put_revision) continue;
-    const auto standing = standing_of(claims, claim.key, config_.max_concurrent);
-    if (!standing)
-      tell(id, claim, SlotNews::Kind::Lost, "its claim is gone from etcd");
-    else if (standing->holds)
-      tell(id, claim, SlotNews::Kind::Granted, {});
-    else
-      tell(id, claim, SlotNews::Kind::Waiting,
-           holders_text(backend, *standing, config_.max_concurrent));
-  }
-  follow_with_watch(backend);
-}
-
-// A backend where a claim waits is watched, so that a freed slot is seen at
-// once; the poll stays as the net under a stream that went quiet.
-void Coordinator::follow_with_watch(const std::string& backend) {
-  const bool waiting = std::any_of(claims_.begin(), claims_.end(), [&](const auto& entry) {
-    return entry.second.backend == backend && entry.second.told == SlotNews::Kind::Waiting;
-  });
-  const auto it = watches_.find(backend);
-  if (!waiting) {
-    if (it != watches_.end()) {
-      client_->cancel(it->second);
-      watches_.erase(it);
+  if (lease_ == 0) grant_lease();  // etcd was not there yet, or the lease lapsed
+  const auto now = SteadyClock::now();
+  for (auto& [name, b] : backends_) {
+    if (our_keys(name).empty()) continue;
+    // A stream on an endpoint the client has left may be quiet for good.
+    if (b->watch && b->watch_failovers != client_->failovers()) {
+      client_->cancel(*b->watch);
+      b->watch.reset();
+      b->watch_live = false;
+      want_read(*b, false);
+    } else if (!b->last_read_start || now - *b->last_read_start >= poll_) {
+      want_read(*b, false);
     }
-    return;
   }
-  if (it != watches_.end()) return;
-  watches_[backend] = client_->stream(
-      "/v3/watch", etcd::watch_prefix_request(slot_prefix(backend)),
-      [this, backend, alive = alive_](const nlohmann::json& message) {
-        if (!*alive) return;
-        try {
-          // Created: what changed between the last read and now is read too.
-          const bool created = message.contains("result") && message["result"].is_object() &&
-                               message["result"].value("created", false);
-          if (created || etcd::watch_events_in(message) > 0) read_backend(backend);
-        } catch (const std::exception& e) {
-          spdlog::debug("fleet: {}", e.what());
-        }
-      },
-      [this, backend, alive = alive_](const etcd::Outcome& outcome) {
-        if (!*alive) return;
-        spdlog::debug("fleet: the watch on {} ended: {}", backend, outcome.error);
-        watches_.erase(backend);  // the next read opens another
-      });
+  forget_idle_backends();
 }
 
 void Coordinator::tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind,
                        std::string reason) {
-  if (claim.told == kind && kind != SlotNews::Kind::Waiting) return;
+  if (claim.told == kind && (kind != SlotNews::Kind::Waiting || claim.told_reason == reason))
+    return;
   claim.told = kind;
+  claim.told_reason = reason;
   if (kind == SlotNews::Kind::Lost) claim.put = false;
   listener_(SlotNews{fs_id, kind, std::move(reason)});
 }
 
-void Coordinator::unreachable(const std::string& error) {
-  spdlog::debug("fleet: etcd: {}", error);
-  // Silent for longer than the lease lives: etcd may have dropped the lease
-  // and handed its slots on, so a slot held on it is no longer ours.
-  const bool lease_lapsed = SteadyClock::now() - last_reply_ > config_.lease_ttl;
-  if (lease_lapsed && lease_ != 0) {
-    lease_ = 0;
-    for (auto& [id, claim] : claims_)
-      if (claim.told == SlotNews::Kind::Granted)
-        tell(id, claim, SlotNews::Kind::Lost, "etcd unreachable for longer than the lease TTL");
-  }
-  for (auto& [id, claim] : claims_)
-    if (claim.told != SlotNews::Kind::Granted) tell(id, claim, SlotNews::Kind::Unreachable, error);
-}
-
-void Coordinator::read_claims(const std::string& backend, ClaimsRead done) {
-  client_->call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(backend)),
-                [this, done = std::move(done), alive = alive_](const etcd::Outcome& outcome) {
-                  if (!*alive) return;
-                  if (!outcome.reply) return done(std::nullopt, {}, outcome.error);
-                  std::vector<SlotClaim> claims;
-                  try {
-                    for (const auto& kv : etcd::kvs_of(*outcome.reply))
-                      claims.push_back(claim_of(kv));
-                  } catch (const std::exception& e) {
-                    return done(std::nullopt, {}, e.what());
-                  }
-                  sort_by_arrival(claims);
-                  std::vector<std::string> ours;
-                  for (const auto& [id, claim] : claims_) ours.push_back(claim.key);
-                  done(claims, ours, {});
-                });
-}
-
 void Coordinator::revoke(std::function<void()> done) {
+  for (auto& [name, b] : backends_)
+    if (b->watch) client_->cancel(*b->watch);
+  backends_.clear();
   if (lease_ == 0) return done();
   claims_.clear();
   // etcd's LeaseRevokeRequest: the lease id as an int64 (a JSON string).
@@ -282,6 +265,8 @@ void Coordinator::revoke(std::function<void()> done) {
                   if (*alive) done();
                 });
   lease_ = 0;
+  confirmed_at_.reset();
+  fence_timer_.disarm();
 }
 
 }  // namespace trimd::fleet

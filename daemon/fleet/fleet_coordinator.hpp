@@ -1,8 +1,19 @@
 // This host's side of the fleet (docs/fleet.md): one etcd lease kept alive
 // while trimd lives, one claim key per filesystem that wants to trim, and
-// the answer "holds a slot" or "waits behind these" for each, from the
-// claims under its backend's prefix (fleet_slots.hpp). Asynchronous on the
-// event loop like the client under it: nothing here blocks.
+// the answer "holds a slot" or "waits behind these" for each, from a view
+// of the claims under its backend's prefix (claim_view.hpp) that one range
+// read and then the watch keep current. Asynchronous on the event loop like
+// the client under it: nothing here blocks, and nothing etcd sends costs
+// more than the client's and the view's bounds.
+//
+// Two promises hold whatever etcd or a peer does:
+// - A slot is told held only while etcd has confirmed this host's lease
+//   recently enough: a holder that cannot renew stops before the lease can
+//   expire on etcd's side (fence_margin()), so no other host is handed its
+//   slot while it still trims.
+// - "Unreachable" (which on_unreachable may answer by trimming alone) means
+//   the lease itself cannot be renewed. A slow, huge or malformed answer to
+//   a read is an error of that read: the filesystem waits.
 #pragma once
 
 #include <cstdint>
@@ -20,24 +31,39 @@
 #include "fleet_slots.hpp"
 #include "time.hpp"
 
-// The client is held by pointer so that this header, and every file that
-// includes it, does without nlohmann/json.hpp and curl.h (seconds of
-// compile time each).
+// The client and the views are held by pointer so that this header, and
+// every file that includes it, does without nlohmann/json.hpp and curl.h
+// (seconds of compile time each).
 namespace trimd::etcd {
 class Client;
-struct KeyValue;
+struct Outcome;
+struct WatchMessage;
 }  // namespace trimd::etcd
 
 namespace trimd::fleet {
+
+class ClaimView;
+
+// How long before the lease could expire on etcd's side a holder stops:
+// time for its runner to be killed and its last discard to complete.
+Duration fence_margin(Duration lease_ttl);
+
+// Reads of one backend's prefix start at most this often, however many
+// watch events or GetFleet callers ask; and a report is answered from a
+// view at most this old (or from a watched one).
+inline constexpr Duration kMinReadInterval = std::chrono::seconds{1};
+// GetFleet callers waiting for a read, all backends together; more are
+// answered "busy" at once.
+inline constexpr std::size_t kMaxWaitingReports = 64;
 
 class Coordinator {
  public:
   using Listener = std::function<void(const SlotNews&)>;
 
-  // `poll` is how often the claims of every backend with a claim are read
-  // again: the net under the watch that sees a freed slot at once.
+  // `poll` is how often the claims of a backend with a claim are read again
+  // whatever the watch said: the net under a watch that went quiet.
   Coordinator(EventLoop& loop, const FleetConfig& config, std::string host, Listener listener,
-              Duration poll = std::chrono::seconds{5});
+              Duration poll = std::chrono::seconds{30});
   ~Coordinator();
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
@@ -50,12 +76,10 @@ class Coordinator {
 
   bool holds(const std::string& fs_id) const;
 
-  // The claims under `backend`'s prefix now, oldest first, and which of
-  // them are this coordinator's; nothing and the error when etcd fails.
-  using ClaimsRead =
-      std::function<void(const std::optional<std::vector<SlotClaim>>& claims,
-                         const std::vector<std::string>& our_keys, const std::string& error)>;
-  void read_claims(const std::string& backend, ClaimsRead done);
+  // GetFleet: the claims of `backends` from their views, each no older
+  // than kMinReadInterval (or followed by a watch); one read serves every
+  // caller that asked meanwhile.
+  void report(const std::vector<std::string>& backends, std::function<void(FleetReport)> done);
 
   // Stopping: the lease is revoked, every claim on it goes with it; `done`
   // runs when etcd answered (or could not be reached).
@@ -63,46 +87,87 @@ class Coordinator {
 
   const FleetConfig& config() const { return config_; }
 
+  // What the coordinator has asked of etcd, for tests and the simulator.
+  struct Counters {
+    std::uint64_t reads = 0;        // range reads of a prefix
+    std::uint64_t read_errors = 0;  // ... that failed
+    std::uint64_t watches = 0;      // watch streams opened
+    std::uint64_t keepalives = 0;   // lease renewals sent
+    std::uint64_t puts = 0;         // claims written
+    std::uint64_t deletes = 0;      // claims deleted
+    std::uint64_t fences = 0;       // held slots stopped for an unconfirmed lease
+  };
+  const Counters& counters() const { return counters_; }
+  std::int64_t lease() const { return lease_; }
+
  private:
   struct Claim {
     std::string backend;
     std::string key;
     std::string mount_point;
     bool put = false;  // the key is in etcd
-    // etcd's revision after the put: a range read before it (its reply
-    // overtaken on another connection) cannot tell whether the key is there.
+    bool putting = false;
+    // etcd's revision after the put: a view older than it cannot tell
+    // whether the key is there.
     std::int64_t put_revision = 0;
     std::optional<SlotNews::Kind> told;
+    std::string told_reason;
   };
+  struct Backend;
 
+  // The lease (fleet_coordinator.cpp).
   void grant_lease();
   void keep_alive();
-  void put_claim(const std::string& fs_id);
-  void poll_all();
-  void read_backend(const std::string& backend);
-  void judge(const std::string& backend, const std::vector<etcd::KeyValue>& kvs,
-             std::int64_t revision);
-  void delete_key(const std::string& key);
-  void follow_with_watch(const std::string& backend);
-  void tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind, std::string reason);
+  void lease_confirmed(SteadyPoint sent, std::int64_t ttl_seconds);
+  void fence();
+  bool lease_live() const;
   void unreachable(const std::string& error);
-  void heard_back() { last_reply_ = SteadyClock::now(); }
+  void put_claim(const std::string& fs_id);
+  void delete_key(const std::string& key);
+  void poll_all();
+  void tell(const std::string& fs_id, Claim& claim, SlotNews::Kind kind, std::string reason);
 
+  // The backends' views (fleet_backends.cpp).
+  Backend& backend(const std::string& name);
+  void want_read(Backend& backend, bool at_once);
+  void start_read(Backend& backend);
+  void on_read(const std::string& name, std::int64_t revision_at_send,
+               const etcd::Outcome& outcome);
+  void read_failed(Backend& backend, const std::string& error);
+  void judge_soon(Backend& backend);
+  void judge(Backend& backend);
+  void follow(Backend& backend);
+  // nullptr: messages were dropped for a bound.
+  void on_watch(const std::string& name, std::uint64_t stream, const etcd::WatchMessage* message);
+  void answer_reports(Backend& backend);
+  FleetReport gather_report(const std::vector<std::string>& names) const;
+  void forget_idle_backends();
+  void log_ignored(Backend& backend);
+  std::vector<std::string> our_keys(const std::string& backend) const;
+
+  EventLoop& loop_;
   FleetConfig config_;
   std::string host_;
   Listener listener_;
   std::unique_ptr<etcd::Client> client_;
   std::int64_t lease_ = 0;
   bool granting_ = false;
-  // The last reply from etcd: a lease not renewed for a TTL may be gone.
-  SteadyPoint last_reply_ = SteadyClock::now();
+  // The send time of the last renewal etcd confirmed, and the TTL it gave:
+  // etcd cannot expire the lease before confirmed_at_ + confirmed_ttl_.
+  std::optional<SteadyPoint> confirmed_at_;
+  Duration confirmed_ttl_{};
+  bool lease_failing_ = false;  // the last grant or renewal failed
   Timer keepalive_timer_;
+  Timer fence_timer_;
   Timer poll_timer_;
-  std::map<std::string, Claim> claims_;           // by fs id
-  std::map<std::string, std::uint64_t> watches_;  // backend -> the client's stream
+  Duration poll_;
+  std::map<std::string, Claim> claims_;  // by fs id
+  std::map<std::string, std::unique_ptr<Backend>> backends_;
   // Keys of released claims etcd did not delete (unreachable): deleted again
   // at every poll, or they would hold a slot as long as the lease lives.
   std::set<std::string> undeleted_;
+  std::size_t waiting_reports_ = 0;
+  Counters counters_;
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

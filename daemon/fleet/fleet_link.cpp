@@ -2,19 +2,15 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
 
 #include "fleet_coordinator.hpp"
 
 namespace trimd::fleet {
 
-// The backends' reads, gathered: the report goes out when the last is in,
-// or at once, if the coordinator is replaced first. Answered once.
+// A GetFleet waiting for the coordinator: answered once, by the
+// coordinator or, if it is replaced first, by follow().
 struct FleetLink::ReportInProgress {
-  FleetReport report;
-  std::size_t pending = 0;
   std::function<void(FleetReport)> done;
   void finish(FleetReport answer) {
     if (done) std::exchange(done, {})(std::move(answer));
@@ -33,6 +29,7 @@ bool FleetLink::follow(const std::optional<FleetConfig>& config) {
   for (auto& gathering : std::exchange(reports_, {}))
     gathering->finish(FleetReport{FleetReport::Status::Unreachable,
                                   "the [fleet] configuration changed during the read; ask again",
+                                  {},
                                   {}});
   coordinator_.reset();
   pending_.clear();
@@ -90,46 +87,20 @@ void FleetLink::leave(Duration timeout, std::function<void()> done) {
   });
 }
 
-namespace {
-
-void add_rows(FleetReport& report, const std::string& backend, unsigned max_concurrent,
-              const std::vector<SlotClaim>& claims, const std::vector<std::string>& ours) {
-  unsigned position = 0;
-  for (const auto& claim : claims) {
-    ++position;
-    const bool mine = std::find(ours.begin(), ours.end(), claim.key) != ours.end();
-    report.rows.push_back(FleetClaimRow{backend, max_concurrent, position, claim.host,
-                                        claim.mount_point, position <= max_concurrent, mine});
-  }
-}
-
-}  // namespace
-
+// GetFleet: answered from the coordinator's views (one read serves every
+// caller); a coordinator replaced under a waiting caller answers it here.
 void FleetLink::report(const std::vector<std::string>& backends,
                        std::function<void(FleetReport)> done) {
   if (!setup_error_.empty())
-    return done(FleetReport{FleetReport::Status::Unreachable, setup_error_, {}});
-  if (!coordinator_) return done(FleetReport{FleetReport::Status::NotConfigured, {}, {}});
+    return done(FleetReport{FleetReport::Status::Unreachable, setup_error_, {}, {}});
+  if (!coordinator_) return done(FleetReport{FleetReport::Status::NotConfigured, {}, {}, {}});
   if (backends.empty()) return done(FleetReport{});
   auto gathering = std::make_shared<ReportInProgress>();
-  gathering->pending = backends.size();
   gathering->done = std::move(done);
-  const unsigned max_concurrent = config_->max_concurrent;
-  for (const auto& backend : backends)
-    coordinator_->read_claims(
-        backend, [gathering, backend, max_concurrent](
-                     const std::optional<std::vector<SlotClaim>>& claims,
-                     const std::vector<std::string>& ours, const std::string& error) {
-          if (claims)
-            add_rows(gathering->report, backend, max_concurrent, *claims, ours);
-          else {
-            gathering->report.status = FleetReport::Status::Unreachable;
-            gathering->report.error = error;
-          }
-          if (--gathering->pending == 0) gathering->finish(std::move(gathering->report));
-        });
   std::erase_if(reports_, [](const auto& report) { return !report->done; });
-  if (gathering->done) reports_.push_back(gathering);
+  reports_.push_back(gathering);
+  coordinator_->report(backends,
+                       [gathering](FleetReport report) { gathering->finish(std::move(report)); });
 }
 
 std::string fleet_host_name() {

@@ -39,7 +39,8 @@ class FleetLink final : public FleetGate {
            const std::string& mount_point) override;
   void give_back(const std::string& fs_id) override;
 
-  // GetFleet: the claims of `backends` read from etcd now.
+  // GetFleet: the claims of `backends`, from views at most a second old
+  // (fleet_coordinator.hpp).
   void report(const std::vector<std::string>& backends, std::function<void(FleetReport)> done);
 
   const Coordinator* coordinator() const { return coordinator_.get(); }

@@ -1,11 +1,13 @@
 // What the fleet tells the rest of trimd, as plain data (no JSON, no
 // libcurl, so the daemon's files that use it stay cheap to compile): a
 // claim's news for the engine, and what `trimctl fleet` shows (GetFleet on
-// the bus): for each backend this host's filesystems use, every claim in
-// etcd in arrival order, the first max_concurrent holding slots. Read from
-// etcd when asked, not cached.
+// the bus): for each backend this host's filesystems use, the claims in
+// arrival order, the first max_concurrent that count holding slots. Bounded
+// whatever etcd holds: a page of rows per backend and a summary that counts
+// the rest (docs/fleet.md, "Trust").
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,21 +23,48 @@ struct SlotNews {
   std::string reason;  // holders_text() while waiting, the error otherwise
 };
 
+// Why a key under a backend's prefix does not count as a claim on a slot.
+enum class ClaimFault {
+  None,
+  NoLease,         // nothing ends it: a crashed writer's would hold a slot for ever
+  BadKey,          // not <prefix><host>/<filesystem id> in slot_key()'s alphabet
+  BadValue,        // not the JSON object trimd writes
+  OversizedValue,  // a value over the bound
+};
+const char* to_string(ClaimFault fault);  // "no lease", ...
+
+// Rows of one backend in a report: the first claims that count, this host's
+// own wherever they stand, and the first ignored keys.
+inline constexpr std::size_t kReportRowsPerBackend = 64;
+inline constexpr std::size_t kReportIgnoredPerBackend = 16;
+
 struct FleetClaimRow {
   std::string backend;
   unsigned max_concurrent = 0;
-  unsigned position = 0;  // 1 = the oldest claim
+  unsigned position = 0;  // 1 = the oldest claim that counts; 0 for one that does not
   std::string host;
   std::string mount_point;
-  bool holds = false;  // among the first max_concurrent
+  bool holds = false;  // among the first max_concurrent that count
   bool ours = false;   // a claim of this trimd
+  ClaimFault fault = ClaimFault::None;
+};
+
+struct FleetBackendSummary {
+  std::string backend;
+  unsigned max_concurrent = 0;
+  std::uint64_t counted = 0;   // claims that count, among those read
+  std::uint64_t ignored = 0;   // keys that do not, among those read
+  std::uint64_t unread = 0;    // keys past the read's bound: counted by etcd only
+  std::uint64_t unlisted = 0;  // claims read but not in the rows
+  std::string error;           // why this backend could not be read
 };
 
 struct FleetReport {
-  enum class Status { Ok, NotConfigured, Unreachable };
+  enum class Status { Ok, NotConfigured, Unreachable, Busy };
   Status status = Status::Ok;
-  std::string error;  // Unreachable: etcd's error
+  std::string error;  // Unreachable, Busy: why
   std::vector<FleetClaimRow> rows;
+  std::vector<FleetBackendSummary> backends;
 };
 
 }  // namespace trimd::fleet

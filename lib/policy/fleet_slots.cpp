@@ -1,7 +1,5 @@
 #include "fleet_slots.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 namespace trimd {
@@ -24,9 +22,29 @@ std::string key_element(std::string_view text) {
   return out;
 }
 
-bool arrived_before(const SlotClaim& a, const SlotClaim& b) {
-  if (a.create_revision != b.create_revision) return a.create_revision < b.create_revision;
-  return a.key < b.key;
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;  // key_element() writes upper case only
+}
+
+// One element of a key as key_element() wrote it, decoded.
+std::optional<std::string> decode_key_element(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (plain_key_byte(text[i])) {
+      out += text[i];
+      continue;
+    }
+    if (text[i] != '%' || i + 2 >= text.size()) return std::nullopt;
+    const int high = hex_digit(text[i + 1]);
+    const int low = hex_digit(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
 }
 
 }  // namespace
@@ -49,28 +67,15 @@ std::string slot_key(std::string_view backend, std::string_view host, std::strin
   return slot_prefix(backend) + key_element(host) + "/" + key_element(fs_id);
 }
 
-std::optional<SlotStanding> standing_of(std::vector<SlotClaim> claims, std::string_view my_key,
-                                        unsigned max_concurrent) {
-  std::sort(claims.begin(), claims.end(), arrived_before);
-  const auto mine = std::find_if(claims.begin(), claims.end(),
-                                 [&](const SlotClaim& c) { return c.key == my_key; });
-  if (mine == claims.end()) return std::nullopt;
-  const auto slots = std::min<std::size_t>(max_concurrent, claims.size());
-  const auto position = static_cast<std::size_t>(mine - claims.begin());
-  SlotStanding standing;
-  standing.holds = position < slots;
-  standing.ahead = standing.holds ? 0 : position - slots + 1;
-  standing.holders.assign(claims.begin(), claims.begin() + static_cast<std::ptrdiff_t>(slots));
-  return standing;
-}
-
-std::string holders_text(std::string_view backend, const SlotStanding& standing,
-                         unsigned max_concurrent) {
-  std::string holders;
-  for (const auto& claim : standing.holders)
-    holders += (holders.empty() ? "" : ", ") + claim.host + ":" + claim.mount_point;
-  return fmt::format("{}: {}/{} slots held by {}", backend, standing.holders.size(), max_concurrent,
-                     holders.empty() ? "nobody" : holders);
+std::optional<SlotKeyParts> parse_slot_key(std::string_view prefix, std::string_view key) {
+  if (!key.starts_with(prefix)) return std::nullopt;
+  key.remove_prefix(prefix.size());
+  const auto slash = key.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto host = decode_key_element(key.substr(0, slash));
+  auto fs_id = decode_key_element(key.substr(slash + 1));
+  if (!host || !fs_id) return std::nullopt;
+  return SlotKeyParts{std::move(*host), std::move(*fs_id)};
 }
 
 bool keep_slot_while_held_up(Duration held_up_for, Duration lease_ttl) {

@@ -1,8 +1,8 @@
-// Who holds a slot of a shared backend: pure decisions over what etcd's
-// range of the backend's prefix returned (docs/fleet.md). Each filesystem
-// that wants to trim puts one key under the prefix, attached to its host's
-// lease; the first max_concurrent keys by create revision hold the slots,
-// the others wait in that order, so no host starves.
+// The names of the fleet's slots (docs/fleet.md): each filesystem that
+// wants to trim puts one key under its backend's prefix, attached to its
+// host's lease; the first max_concurrent keys by create revision hold the
+// slots (daemon/fleet/claim_view.hpp decides), the others wait in that
+// order, so no host starves.
 #pragma once
 
 #include <cstdint>
@@ -25,23 +25,6 @@ enum class SlotAnswer {
 };
 const char* to_string(SlotAnswer answer);  // "granted", "waiting", "lost", "unreachable"
 
-// One key under the prefix: a filesystem waiting for or holding a slot.
-struct SlotClaim {
-  std::string key;
-  std::int64_t create_revision = 0;  // etcd's: the order of arrival
-  std::string host;
-  std::string mount_point;
-
-  bool operator==(const SlotClaim&) const = default;
-};
-
-// Where one claim stands.
-struct SlotStanding {
-  bool holds = false;
-  std::size_t ahead = 0;           // waiting: claims that get a slot first
-  std::vector<SlotClaim> holders;  // oldest first
-};
-
 // "/trimd/v1/<backend>/", under which every claim on `backend` lives.
 std::string slot_prefix(std::string_view backend);
 
@@ -50,15 +33,14 @@ std::string slot_prefix(std::string_view backend);
 // id (which may hold '/') stays one path element.
 std::string slot_key(std::string_view backend, std::string_view host, std::string_view fs_id);
 
-// Where `my_key` stands among `claims` (any order, as a range returns
-// them); nothing when it is not among them: its lease expired, the slot is
-// lost. Ties of create revision (one transaction) go by key.
-std::optional<SlotStanding> standing_of(std::vector<SlotClaim> claims, std::string_view my_key,
-                                        unsigned max_concurrent);
-
-// "pool-a: 2/2 slots held by web3:/srv, db1:/var", for WaitingFor's reason.
-std::string holders_text(std::string_view backend, const SlotStanding& standing,
-                         unsigned max_concurrent);
+// The host and filesystem id of a key that slot_key() could have made
+// under `prefix` (each element non-empty, in its alphabet, %XX decoded);
+// nothing for any other key.
+struct SlotKeyParts {
+  std::string host;
+  std::string fs_id;
+};
+std::optional<SlotKeyParts> parse_slot_key(std::string_view prefix, std::string_view key);
 
 // A slot is held only while something is trimmed: a pass preempted or
 // paused for longer than one lease TTL gives it back (and queues again

@@ -1,0 +1,46 @@
+// One backend as the coordinator follows it (fleet_backends.cpp): its view
+// of the claims, the read that refreshes it, the watch that keeps it
+// current, and the GetFleet callers waiting for its next read. Private to
+// the coordinator's two files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "claim_view.hpp"
+#include "event_loop.hpp"
+#include "fleet_coordinator.hpp"
+
+namespace trimd::fleet {
+
+struct Coordinator::Backend {
+  Backend(EventLoop& loop, const std::string& backend_name, std::function<void()> read_again,
+          std::function<void()> judge_now)
+      : name(backend_name), view(slot_prefix(backend_name)),
+        read_timer(loop, std::move(read_again)), judge_timer(loop, std::move(judge_now)) {}
+
+  std::string name;
+  ClaimView view;
+  bool have_view = false;
+  SteadyPoint view_at{};  // the last read or watch message that updated it
+  bool reading = false;
+  bool read_wanted = false;  // again, once the read in flight is in
+  std::optional<SteadyPoint> last_read_start;
+  std::string read_error;                      // the last read's, until one succeeds
+  std::optional<std::uint64_t> watch;          // the client's stream
+  std::uint64_t watch_generation = 0;          // which stream a message came from
+  bool watch_live = false;                     // etcd said "created"
+  std::uint64_t watch_failovers = 0;           // the client's failovers() when it opened
+  SteadyPoint last_asked{};                    // by a report (a backend without claims)
+  std::vector<std::function<void()>> reports;  // answered after the next read
+  // Ignored keys already named in the journal (bounded: past it, counted only).
+  std::set<std::string> named_ignored;
+  Timer read_timer;
+  Timer judge_timer;
+};
+
+}  // namespace trimd::fleet
