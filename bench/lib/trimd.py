@@ -8,22 +8,26 @@ import re
 
 from . import blkio
 from .guard import TRIMD_NICE, HarnessError, run, run_measured, spawn, stop, wait_until
+from .message_ids import message_ids
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
-# trimd's MESSAGE_IDs (trimd(8), lib/log_event.cpp): the log is read by
-# these and by the fields of --log-format=json, never by its wording.
-EVENTS = {
-    "78b3f045be954bbeb5e8e978e72188ae": "started",
-    "7f0b13752fa4425c84745f01474944d9": "pass_start",
-    "28f2cc93e3994bc5818be17642806327": "chunk",
-    "1b1027bf857d4bde9b77b39e2b90c773": "pause",
-    "7b0a00ec70094b2393531ef1942a9c1e": "pass_end",
-    "6799e1ff84064f9b9c1fe6dc5eb44fcd": "pass_end",
-    "7df5f0737dad484eb73896e664dcd23b": "runner_killed",
-    "22ab84e37f32423ebe3c68b6f41f26e4": "slot_acquired",
-    "6813f772eb084022b870772e5f2c37fe": "slot_released",
+# The events the bench reads, by their names in lib/base/event_ids.def: the
+# log is read by MESSAGE_ID and the fields of --log-format=json, never by
+# its wording.
+_KINDS = {
+    "DaemonStarted": "started",
+    "PassStarted": "pass_start",
+    "ChunkStarted": "chunk",
+    "PassPaused": "pause",
+    "PassFinished": "pass_end",
+    "PassFailed": "pass_end",
+    "RunnerKilled": "runner_killed",
+    "FleetSlotAcquired": "slot_acquired",
+    "FleetSlotReleased": "slot_released",
 }
+_IDS = message_ids()
+EVENTS = {_IDS[name]: kind for name, kind in _KINDS.items()}
 
 
 def _toml_value(text):

@@ -17,6 +17,7 @@ from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
 from lib.context import Params  # noqa: E402
 from lib import backend_sampler, blkio, etcd, host_trims, shared_backend  # noqa: E402
+from lib import message_ids, trimd  # noqa: E402
 from workloads import w1_delete_storm as w1  # noqa: E402
 from workloads import w3_idle_throughput as w3  # noqa: E402
 
@@ -494,6 +495,32 @@ class Blkio(unittest.TestCase):
         self.assertTrue(Params.full().on_model("queued").fio_split_cgroups)
         self.assertFalse(Params.full().on_model("exclusive").fio_split_cgroups)
         self.assertFalse(Params.full().on_model("thin").fio_split_cgroups)
+
+
+class MessageIds(unittest.TestCase):
+    """The bench reads trimd's log by the ids the C++ is built from."""
+
+    def test_every_event_of_the_list_has_its_own_128_bit_id(self):
+        ids = message_ids.message_ids()
+        self.assertGreaterEqual(len(ids), 18)
+        for name, text in ids.items():
+            self.assertRegex(text, r"^[0-9a-f]{32}$", name)
+        self.assertEqual(len(set(ids.values())), len(ids))
+
+    def test_the_bench_knows_the_events_it_reads_by_their_ids(self):
+        ids = message_ids.message_ids()
+        self.assertEqual(trimd.EVENTS[ids["PassFinished"]], "pass_end")
+        self.assertEqual(trimd.EVENTS[ids["PassFailed"]], "pass_end")
+        self.assertEqual(trimd.EVENTS[ids["RunnerKilled"]], "runner_killed")
+        self.assertNotIn(ids["ConfigReloaded"], trimd.EVENTS)
+
+    def test_a_line_of_another_form_fails_instead_of_losing_an_event(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".def") as f:
+            f.write('// a comment\nTRIMD_EVENT(PassStarted, "7f0b13752fa4425c84745f01474944d9")\n'
+                    'TRIMD_EVENT(PassFinished, 7b0a00ec70094b2393531ef1942a9c1e)\n')
+            f.flush()
+            with self.assertRaisesRegex(ValueError, ":3: "):
+                message_ids.message_ids(f.name)
 
 
 if __name__ == "__main__":

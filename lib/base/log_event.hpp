@@ -14,33 +14,17 @@ namespace trimd {
 
 // What happened, for a program to tell without reading the wording:
 // journalctl MESSAGE_ID=..., or the MESSAGE_ID field of --log-format=json.
+// The kinds and their ids are listed once, in event_ids.def.
 enum class EventId {
-  PassStarted,
-  PassFinished,
-  PassFailed,
-  PassPreempted,
-  FilesystemSkipped,
-  DaemonStarted,
-  ConfigReloaded,
-  ReloadFailed,
-  PassResumed,
-  ChunkStarted,
-  PassPaused,
-  FilesystemGone,
-  RunnerKilled,
-  WaitingForIdle,
-  FleetSlotAcquired,
-  FleetSlotReleased,
-  FleetSlotLost,
-  FleetUnreachable,
+#define TRIMD_EVENT(name, id) name,
+#include "event_ids.def"
+#undef TRIMD_EVENT
 };
 inline constexpr EventId kAllEventIds[] = {
-    EventId::PassStarted,       EventId::PassFinished,      EventId::PassFailed,
-    EventId::PassPreempted,     EventId::FilesystemSkipped, EventId::DaemonStarted,
-    EventId::ConfigReloaded,    EventId::ReloadFailed,      EventId::PassResumed,
-    EventId::ChunkStarted,      EventId::PassPaused,        EventId::FilesystemGone,
-    EventId::RunnerKilled,      EventId::WaitingForIdle,    EventId::FleetSlotAcquired,
-    EventId::FleetSlotReleased, EventId::FleetSlotLost,     EventId::FleetUnreachable};
+#define TRIMD_EVENT(name, id) EventId::name,
+#include "event_ids.def"
+#undef TRIMD_EVENT
+};
 
 // 128 bits as 32 lowercase hex digits, fixed forever for each kind.
 std::string_view message_id(EventId id);

@@ -273,8 +273,6 @@ class Manager {
   bool passes_active() const;
   // Results of passes finished since start: id -> result.
   const std::map<std::string, PassOutcome>& finished_passes() const { return finished_; }
-  // The same as text, for the bus edge.
-  std::map<std::string, std::string> finished_results() const;
   const IdlenessModel& idleness() const { return idleness_; }
 
   // The persistent state; `state_dirty` says whether it changed since the

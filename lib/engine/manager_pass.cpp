@@ -244,10 +244,4 @@ void Manager::mounts_now(const std::set<int>& mount_ids) {
   }
 }
 
-std::map<std::string, std::string> Manager::finished_results() const {
-  std::map<std::string, std::string> out;
-  for (const auto& [id, outcome] : finished_) out[id] = outcome.text();
-  return out;
-}
-
 }  // namespace trimd

@@ -1,5 +1,5 @@
 // The manager's record of one tracked filesystem and of its pass. Private to
-// the manager's implementation files; nothing outside lib/manager*.cpp
+// the manager's implementation files; nothing outside lib/engine/manager*.cpp
 // includes it.
 #pragma once
 

@@ -10,10 +10,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from boot_root import run
+from boot_root import message_id, run
 
 FLEET_DROPIN = "/usr/share/doc/trimd/trimd-fleet.conf"  # systemd/trimd-fleet.conf
-SLOT_ACQUIRED_ID = "22ab84e37f32423ebe3c68b6f41f26e4"  # trimd(8), lib/base/log_event.cpp
+SLOT_ACQUIRED_ID = message_id("FleetSlotAcquired")  # lib/base/event_ids.def, trimd(8)
 
 
 def free_port():

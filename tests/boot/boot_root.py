@@ -8,8 +8,13 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
+
+# trimd's MESSAGE_IDs, read from the list its C++ is built from.
+sys.path.append(str(Path(__file__).resolve().parents[2] / "bench" / "lib"))
+from message_ids import message_id  # noqa: E402,F401  (re-exported)
 
 SUITE = "bookworm"
 # What the root holds besides minbase and trimd's own dependencies: systemd

@@ -27,8 +27,8 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from boot_root import (Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball, run,  # noqa: E402
-                       wait_for)
+from boot_root import (Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarball,  # noqa: E402
+                       message_id, run, wait_for)
 from boot_cockpit import CockpitLogin, check_cockpit  # noqa: E402
 from boot_fleet import check_fleet_dropin  # noqa: E402
 
@@ -326,7 +326,7 @@ def check_trim(box, checks, fs):
                  trim.stdout[-500:])
 
 
-PASS_FINISHED_ID = "7b0a00ec70094b2393531ef1942a9c1e"  # trimd(8), lib/base/log_event.cpp
+PASS_FINISHED_ID = message_id("PassFinished")  # lib/base/event_ids.def, trimd(8)
 
 
 def check_pass_in_journal(box, checks):

@@ -271,10 +271,10 @@ TEST_F(BusService, KeepsTheManagerWorkingWhenTheBusGoesAway) {
       finish(job, 4096);
       ++chunks;
     }
-    return manager_->finished_results().count(kIdA) > 0;
+    return manager_->finished_passes().count(kIdA) > 0;
   }));
   EXPECT_EQ(chunks, 8);
-  EXPECT_EQ(manager_->finished_results().at(kIdA), "success");
+  EXPECT_EQ(manager_->finished_passes().at(kIdA).result, PassResult::Success);
 }
 
 }  // namespace

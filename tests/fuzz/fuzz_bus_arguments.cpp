@@ -2,7 +2,7 @@
 // list at NUL bytes, through the checks a call runs (sizes before polkit,
 // the rest once it is authorized), resolved against a manager that tracks
 // a Latin-1 mount point and its lookalike; and the one escaping of names
-// that are not UTF-8 (lib/utf8.hpp), which must round-trip any bytes.
+// that are not UTF-8 (lib/base/utf8.hpp), which must round-trip any bytes.
 // InvalidArgument is the expected answer to bad input, NotFound to a path
 // nobody mounted; the work must stay linear in the input (libFuzzer's
 // -timeout catches anything worse).

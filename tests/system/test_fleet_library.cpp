@@ -1,7 +1,7 @@
 // libcurl (the fleet's etcd client) is loaded only once [fleet] is set: a
 // trimd without a fleet maps neither it nor the TLS and Kerberos libraries
-// it brings (README's W4: about 4 MiB of RSS). Read from the real trimd's
-// /proc/<pid>/maps, before and after a reload that adds [fleet].
+// it brings (W4 in docs/benchmarks.md: about 4 MiB of RSS). Read from the
+// real trimd's /proc/<pid>/maps, before and after a reload that adds [fleet].
 #include <gtest/gtest.h>
 #include <signal.h>
 

@@ -232,8 +232,8 @@ TEST_F(ManagerTest, APassOnAFilesystemUnmountedMidPassIsReportedAsNotCompleted) 
   m->chunk_finished(jobs[0], ok(jobs[0]), now, mono);
   m->update_filesystems({}, now);
   EXPECT_FALSE(m->passes_active());
-  ASSERT_EQ(m->finished_results().count(fs.id), 1u);
-  EXPECT_NE(m->finished_results().at(fs.id), "success");
+  ASSERT_EQ(m->finished_passes().count(fs.id), 1u);
+  EXPECT_NE(m->finished_passes().at(fs.id).result, PassResult::Success);
 }
 
 TEST_F(ManagerTest, AMountPointThatKeepsVanishingFailsThePassAfterAFewRetries) {

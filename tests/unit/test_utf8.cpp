@@ -1,4 +1,4 @@
-// The one escaping of names that need not be UTF-8 (lib/utf8.hpp): every
+// The one escaping of names that need not be UTF-8 (lib/base/utf8.hpp): every
 // edge (bus, state file, metrics, text log) relies on these properties.
 #include <gtest/gtest.h>
 
