@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "table.hpp"
+#include "terminal_text.hpp"
 
 namespace trimctl {
 
@@ -48,8 +49,11 @@ void print_summary(const std::vector<FleetClaim>& claims) {
     max_of[claim.backend] = claim.max_concurrent;
   }
   for (const auto& [backend, counts] : held_waiting)
-    std::printf("%s: %u/%u slots held, %u waiting\n", backend.c_str(), counts.first,
-                max_of[backend], counts.second);
+    std::fputs(text_line(backend + ": " + std::to_string(counts.first) + "/" +
+                         std::to_string(max_of[backend]) + " slots held, " +
+                         std::to_string(counts.second) + " waiting")
+                   .c_str(),
+               stdout);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "polkit_agent.hpp"
+#include "terminal_text.hpp"
 #include "trimctl_paths.hpp"
 
 using namespace trimctl;
@@ -132,21 +133,28 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+
+// Errors quote what they are about (a mount point, trimd's own message).
+int report_error(const std::string& message, int exit_status) {
+  std::fputs(text_line("trimctl: " + message).c_str(), stderr);
+  return exit_status;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const UsageError& error) {
-    std::fprintf(stderr, "trimctl: %s (see 'trimctl --help')\n", error.what());
-    return kExitUsage;
+    return report_error(std::string(error.what()) + " (see 'trimctl --help')", kExitUsage);
   } catch (const Unreachable& error) {
-    std::fprintf(stderr, "trimctl: %s\n", error.what());
-    return kExitUnreachable;
+    return report_error(error.what(), kExitUnreachable);
   } catch (const BusError& error) {
-    std::fprintf(stderr, "trimctl: %s (%s)%s\n", error.what(), error.name().c_str(),
-                 hint_for(error.name()).c_str());
-    return kExitFailed;
+    return report_error(
+        std::string(error.what()) + " (" + error.name() + ")" + hint_for(error.name()),
+        kExitFailed);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "trimctl: %s\n", error.what());
-    return kExitFailed;
+    return report_error(error.what(), kExitFailed);
   }
 }

@@ -6,6 +6,7 @@
 #include "format.hpp"
 #include "json.hpp"
 #include "report.hpp"
+#include "terminal_text.hpp"
 
 namespace trimctl {
 
@@ -73,8 +74,10 @@ class MonitorPrinter final : public EventSink {
       line.update(details);  // the event's own members, after these
       std::printf("%s\n", json_text(line, json_).c_str());
     } else {
-      std::printf("%s %s: %s%s%s\n", format_log_time(now).c_str(), subject(object).c_str(), event,
-                  text.empty() ? "" : " ", text.c_str());
+      std::fputs(text_line(format_log_time(now) + " " + subject(object) + ": " + event +
+                           (text.empty() ? "" : " ") + text)
+                     .c_str(),
+                 stdout);
     }
     std::fflush(stdout);  // a pipe reader wants each event as it happens
   }

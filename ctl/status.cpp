@@ -9,6 +9,7 @@
 #include "pager.hpp"
 #include "report.hpp"
 #include "table.hpp"
+#include "terminal_text.hpp"
 #include "units.hpp"
 
 namespace trimctl {
@@ -95,18 +96,11 @@ std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems, b
   return notes;
 }
 
-// Each note wrapped to the table's width, its lines coloured one by one
-// (a pager that chops lines keeps no colour open).
+// Each note wrapped to the table's width.
 std::string render_notes(const std::vector<Note>& notes, const TableStyle& style) {
   std::string out;
-  for (const auto& note : notes) {
-    const std::string wrapped = wrap_words(note.text, style.full ? 0 : style.width, 2);
-    for (std::size_t start = 0; start < wrapped.size();) {
-      const auto end = wrapped.find('\n', start);
-      out += paint(wrapped.substr(start, end - start), note.color, style.colors) + "\n";
-      start = end + 1;
-    }
-  }
+  for (const auto& note : notes)
+    out += text_paragraph(note.text, style.full ? 0 : style.width, 2, note.color, style.colors);
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "terminal_text.hpp"
+
 namespace trimctl {
 
 namespace {
@@ -21,6 +23,16 @@ std::vector<std::size_t> natural_widths(const std::vector<Column>& columns, cons
 std::size_t total_width(const std::vector<std::size_t>& widths) {
   if (widths.empty()) return 0;
   return std::accumulate(widths.begin(), widths.end(), std::size_t{0}) + widths.size() - 1;
+}
+
+// Every cell as a terminal may show it, before anything is measured.
+Grid escaped(Grid rows) {
+  for (auto& row : rows)
+    for (auto& cell : row) {
+      cell.text = terminal_text(cell.text);
+      cell.compact = terminal_text(cell.compact);
+    }
+  return rows;
 }
 
 Grid with_compact_cells(Grid rows) {
@@ -84,7 +96,7 @@ std::string render_row(const std::vector<Cell>& row, const std::vector<Column>& 
 
 std::string render_table(const std::vector<Column>& columns, const Grid& rows,
                          const TableStyle& style) {
-  Grid cells = rows;
+  Grid cells = escaped(rows);
   std::vector<std::size_t> widths = natural_widths(columns, cells);
   const bool limited = style.width > 0 && !style.full;
   if (limited && total_width(widths) > style.width) {

@@ -42,6 +42,8 @@ struct TableStyle {
   bool colors = false;
 };
 
+// Cells are escaped first (terminal_text.hpp), so a field from trimd can
+// neither steer the terminal nor leave its row, and widths count what shows.
 // To fit `style.width`: first every cell with a compact form uses it, then
 // the ellipsizable columns give up cells, by shrink_order and among equals
 // the one with most to spare first, down to their minimum. What still

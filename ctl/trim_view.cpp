@@ -8,6 +8,7 @@
 
 #include "format.hpp"
 #include "report.hpp"
+#include "terminal_text.hpp"
 
 namespace trimctl {
 
@@ -101,7 +102,7 @@ class TerminalView final : public TrimView {
   void draw(const std::vector<const TrimTarget*>& targets) {
     std::size_t mount_width = 0;
     for (const auto* target : targets)
-      mount_width = std::max(mount_width, display_width(target->filesystem.mount_point));
+      mount_width = std::max(mount_width, display_width(shown_mount_point(*target)));
     const std::size_t columns = terminal_.columns > 0 ? terminal_.columns : 80;
     const std::size_t bar_width = std::clamp<std::size_t>(
         columns > mount_width + 30 ? columns - mount_width - 30 : 0, 10, 50);
@@ -112,6 +113,7 @@ class TerminalView final : public TrimView {
     std::size_t rows = 0;
     for (const auto* target : targets) {
       Line next = line(*target, mount_width, bar_width);
+      next.text = terminal_text(next.text);  // before it is measured
       if (!target->finished) next.text = ellipsize_end(next.text, columns - 1);
       rows += std::max<std::size_t>(1, (display_width(next.text) + columns - 1) / columns);
       block += paint(next.text, next.color, terminal_.colors) + "\n";
@@ -131,13 +133,18 @@ class TerminalView final : public TrimView {
     Color color = Color::None;
   };
 
+  // The mount point as the line shows it, so that the bars line up.
+  static std::string shown_mount_point(const TrimTarget& target) {
+    return terminal_text(target.filesystem.mount_point);
+  }
+
   static Line line(const TrimTarget& target, std::size_t mount_width, std::size_t bar_width) {
     if (target.finished)
       return {result_line(target), is_success(target.result) ? Color::Green : Color::Red};
     const auto& fs = target.filesystem;
-    std::string text = fs.mount_point +
-                       std::string(mount_width - display_width(fs.mount_point), ' ') + "  " +
-                       progress_bar(fs.progress, bar_width) + " ";
+    const std::string mount_point = shown_mount_point(target);
+    std::string text = mount_point + std::string(mount_width - display_width(mount_point), ' ') +
+                       "  " + progress_bar(fs.progress, bar_width) + " ";
     const std::string percent = format_percent(fs.progress);
     text += std::string(4 - std::min<std::size_t>(4, percent.size()), ' ') + percent;
     if (const auto held = held_because(target)) text += "  " + *held;
@@ -156,7 +163,7 @@ std::unique_ptr<TrimView> make_trim_view(TrimViewKind kind, const Terminal& term
     case TrimViewKind::Lines:
       return make_lines_view(
           [](const std::string& line) {
-            std::printf("%s\n", line.c_str());
+            std::fputs(text_line(line).c_str(), stdout);
             std::fflush(stdout);  // a log reader wants each line as it happens
           },
           [] { return std::chrono::steady_clock::now(); });

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "bus_service.hpp"
+#include "etcd_credentials.hpp"
 #include "fleet_link.hpp"
 #include "log_event.hpp"
 #include "mountinfo.hpp"
@@ -95,6 +96,7 @@ void Daemon::reload() {
   Config fresh;
   try {
     fresh = load_config(options_.config_path, !options_.config_given);
+    etcd::check_fleet_credentials(fresh, options_.config_path);
   } catch (const ConfigError&) {
     sd_notify(0, "READY=1");  // the old config stays in force: still ready
     throw;

@@ -9,6 +9,7 @@
 #include "build_config.hpp"
 #include "config.hpp"
 #include "daemon.hpp"
+#include "etcd_credentials.hpp"
 #include "journal_sink.hpp"
 #include "json_sink.hpp"
 #include "options.hpp"
@@ -59,11 +60,17 @@ int main(int argc, char** argv) {
   Config config;
   try {
     config = load_config(options.config_path, !options.config_given);
+    etcd::check_fleet_credentials(config, options.config_path);
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "trimd: %s\n", e.what());
     return kExitConfig;
   }
   if (options.check_config) {
+    // Valid, but worth saying (the log says it again when the fleet starts).
+    if (config.fleet)
+      for (const auto& warning : etcd::cleartext_warnings(*config.fleet))
+        std::fprintf(stderr, "trimd: %s: warning: %s\n", options.config_path.c_str(),
+                     warning.c_str());
     // load_config() read nothing when the default file is missing.
     if (!options.config_given && !std::filesystem::exists(options.config_path))
       std::printf("%s does not exist: trimd uses the built-in defaults, which are valid\n",

@@ -3,14 +3,12 @@
 #include <sys/epoll.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "etcd_credentials.hpp"
 #include "json_bounds.hpp"
 
 namespace trimd::etcd {
@@ -46,20 +44,6 @@ std::uint32_t epoll_events(int what) {
   if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= EPOLLIN;
   if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= EPOLLOUT;
   return events;
-}
-
-std::string read_password(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error("fleet: cannot read password_file " + path + ": " +
-                             std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string password = text.str();
-  if (password.ends_with('\n')) password.pop_back();
-  if (password.ends_with('\r')) password.pop_back();
-  if (password.empty()) throw std::runtime_error("fleet: password_file " + path + " is empty");
-  return password;
 }
 
 // With TLS 1.3 the client's side of the handshake is over before etcd has
@@ -169,7 +153,7 @@ ClientSettings settings_from(const FleetConfig& config) {
   settings.request_timeout =
       std::clamp<Duration>(config.lease_ttl / 3, std::chrono::seconds{1}, std::chrono::seconds{5});
   settings.user = config.user;
-  if (!config.user.empty()) settings.password = read_password(config.password_file);
+  settings.password = load_credentials(config);
   return settings;
 }
 

@@ -27,22 +27,42 @@ std::string_view kind_of(mode_t mode) {
 
 FileRefused refused(int error) { return FileRefused(std::strerror(error)); }
 
+struct OpenFile {
+  UniqueFd fd;
+  struct stat st {};
+};
+
+// `path` open for reading, if it exists and is a regular file.
+std::optional<OpenFile> open_regular_file(const std::string& path, Links links) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  const int no_follow = links == Links::Refuse ? O_NOFOLLOW : 0;
+  OpenFile file{UniqueFd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | no_follow | O_CLOEXEC)}};
+  const int fd = file.fd.get();
+  if (fd < 0 && errno == ENOENT) return std::nullopt;
+  if (fd < 0 && errno == ELOOP && links == Links::Refuse)
+    throw FileRefused("is a symbolic link, which trimd does not follow");
+  if (fd < 0) throw refused(errno);
+  if (::fstat(fd, &file.st) < 0) throw refused(errno);
+  if (S_ISDIR(file.st.st_mode)) throw refused(EISDIR);
+  if (!S_ISREG(file.st.st_mode))
+    throw FileRefused(fmt::format("is {}, not a regular file", kind_of(file.st.st_mode)));
+  return file;
+}
+
 }  // namespace
+
+std::optional<struct stat> stat_regular_file(const std::string& path, Links links) {
+  const auto file = open_regular_file(path, links);
+  if (!file) return std::nullopt;
+  return file->st;
+}
 
 std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes,
                                              Links links) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer.
-  const int no_follow = links == Links::Refuse ? O_NOFOLLOW : 0;
-  UniqueFd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | no_follow | O_CLOEXEC)};
-  if (fd.get() < 0 && errno == ENOENT) return std::nullopt;
-  if (fd.get() < 0 && errno == ELOOP && links == Links::Refuse)
-    throw FileRefused("is a symbolic link, which trimd does not follow");
-  if (fd.get() < 0) throw refused(errno);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) < 0) throw refused(errno);
-  if (S_ISDIR(st.st_mode)) throw refused(EISDIR);
-  if (!S_ISREG(st.st_mode))
-    throw FileRefused(fmt::format("is {}, not a regular file", kind_of(st.st_mode)));
+  const auto file = open_regular_file(path, links);
+  if (!file) return std::nullopt;
+  const int fd = file->fd.get();
+  const struct stat& st = file->st;
   const auto too_large = [&] {
     return FileRefused(
         fmt::format("is larger than {}, the most trimd reads", format_size(max_bytes)));
@@ -51,7 +71,7 @@ std::optional<std::string> read_regular_file(const std::string& path, std::size_
   std::string text;
   std::array<char, 16384> buffer{};
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw refused(errno);
     if (n == 0) return text;

@@ -3,6 +3,8 @@
 // is refused at once instead of blocking on it or reading it for ever.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -30,5 +32,10 @@ enum class Links { Follow, Refuse };
 // or cannot be opened or read.
 std::optional<std::string> read_regular_file(const std::string& path, std::size_t max_bytes,
                                              Links links = Links::Refuse);
+
+// The same checks without reading, for a file another program reads (a key
+// libcurl loads): `path` opened without blocking, its fstat() (mode, owner,
+// size), or nothing when it does not exist. Throws FileRefused as above.
+std::optional<struct stat> stat_regular_file(const std::string& path, Links links = Links::Refuse);
 
 }  // namespace trimd

@@ -190,6 +190,24 @@ TEST_F(RealDaemon, ReloadOfAGoodConfigSucceeds) {
   EXPECT_EQ(events(EventId::ConfigReloaded), 1u) << log();
 }
 
+TEST_F(RealDaemon, ReloadRefusesAPasswordFileOthersMayReadAndKeepsTheOldConfig) {
+  const std::string password = (dir_.path() / "etcd.password").string();
+  std::ofstream(password) << "s3cret\n";
+  ASSERT_EQ(::chmod(password.c_str(), 0644), 0);
+  write_config("[fleet]\netcd = [\"http://127.0.0.1:9\"]\nuser = \"trimd\"\npassword_file = \"" +
+               password + "\"\n");
+  auto reload = run_command(bus_->dbus_send(
+      {"--dest=org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager.Reload"}));
+  EXPECT_NE(reload.exit_code, 0);
+  EXPECT_THAT(reload.err, HasSubstr("org.trimd.trimd1.Error.ConfigInvalid"));
+  EXPECT_THAT(reload.err, HasSubstr("chmod 600 " + password));
+  EXPECT_EQ(events(EventId::ConfigReloaded), 0u) << log();
+  // Still without [fleet]: the old policy stayed.
+  auto fleet = busctl(
+      {"call", "org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager", "GetFleet"});
+  EXPECT_THAT(fleet.err, HasSubstr("no [fleet] in the policy"));
+}
+
 TEST_F(RealDaemon, RefusesAReloadFromAnotherUser) {
   TRIMD_REQUIRE_PROGRAM("setpriv");
   auto reload = run_command(as_nobody(bus_->dbus_send(
@@ -214,6 +232,50 @@ TEST_F(CheckConfig, RefusesAFifoAtOnceWithExitStatus78) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const auto result = check(fifo);
   EXPECT_EQ(result.exit_code, 78) << result.err;
+}
+
+// [fleet]'s files are held to their rules by --check-config too.
+class CheckFleetCredentials : public CheckConfig {
+ protected:
+  // A policy whose [fleet] logs in as "trimd" at `endpoint` with `password_file`.
+  std::string policy(const std::string& password_file, const std::string& endpoint) {
+    const std::string path = (dir_.path() / "trimd.toml").string();
+    std::ofstream(path) << "[fleet]\netcd = [\"" << endpoint
+                        << "\"]\nuser = \"trimd\"\npassword_file = \"" << password_file << "\"\n";
+    return path;
+  }
+  std::string password(mode_t mode) {
+    const std::string path = (dir_.path() / "etcd.password").string();
+    std::ofstream(path) << "s3cret\n";
+    EXPECT_EQ(::chmod(path.c_str(), mode), 0);
+    return path;
+  }
+};
+
+TEST_F(CheckFleetCredentials, AFifoAsPasswordFileIsRefusedAtOnceWithExitStatus78) {
+  const std::string fifo = (dir_.path() / "etcd.password").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto result = check(policy(fifo, "http://127.0.0.1:2379"));
+  EXPECT_FALSE(result.timed_out) << "blocked on the FIFO";
+  EXPECT_EQ(result.exit_code, 78) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("fleet.password_file: " + fifo + " is a FIFO"));
+}
+
+TEST_F(CheckFleetCredentials, APasswordFileOthersMayReadFailsWithTheFix) {
+  const std::string file = password(0644);
+  const auto result = check(policy(file, "http://127.0.0.1:2379"));
+  EXPECT_EQ(result.exit_code, 78) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("chmod 600 " + file));
+}
+
+TEST_F(CheckFleetCredentials, APasswordOverPlainHttpToAnotherHostIsValidButWarnedAbout) {
+  const auto remote = check(policy(password(0600), "http://10.0.0.5:2379"));
+  EXPECT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_THAT(remote.err, HasSubstr("warning: fleet: the password of etcd user \"trimd\" goes in "
+                                    "clear over plain http:// to http://10.0.0.5:2379"));
+  const auto local = check(policy(password(0600), "http://127.0.0.1:2379"));
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_THAT(local.err, Not(HasSubstr("warning")));
 }
 
 TEST_F(CheckConfig, RefusesAnEndlessDeviceAtOnceWithExitStatus78) {

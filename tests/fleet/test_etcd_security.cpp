@@ -2,6 +2,7 @@
 // client certificates (made by openssl in the test) and etcd's own users
 // and passwords. A refusal says what was refused.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -102,13 +103,15 @@ class EtcdAuth : public testing::Test {
     return trimd::test::run_command(args, 10s);
   }
 
-  // [fleet] as trimd reads it, the password in a file with a trailing newline.
+  // [fleet] as trimd reads it, the password in a file with a trailing newline
+  // that only its owner may read (etcd_credentials.hpp).
   etcd::ClientSettings settings_with_password(const std::string& password) {
     trimd::FleetConfig fleet;
     fleet.endpoints = {member_->url()};
     fleet.user = "trimd";
     fleet.password_file = (dir_.path() / "password").string();
     std::ofstream(fleet.password_file) << password << "\n";
+    EXPECT_EQ(::chmod(fleet.password_file.c_str(), 0600), 0);
     return etcd::settings_from(fleet);
   }
 

@@ -97,5 +97,28 @@ TEST_F(RegularFile, RefusesAFileLargerThanTheCapNamingTheCap) {
             "is larger than 1 KiB, the most trimd reads");
 }
 
+// stat_regular_file: the same checks for a file another program reads.
+TEST_F(RegularFile, StatsAFileWithoutReadingItAndRefusesWhatReadingWould) {
+  const auto file = write("client.key", std::string(4096, 'k'));
+  ASSERT_EQ(::chmod(file.c_str(), 0640), 0);
+  const auto st = stat_regular_file(file);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->st_mode & 07777, 0640u);
+  EXPECT_EQ(st->st_size, 4096);
+  EXPECT_EQ(stat_regular_file((dir_ / "missing").string()), std::nullopt);
+
+  const auto fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto message = test::without_blocking_on(fifo, [&]() -> std::string {
+    try {
+      stat_regular_file(fifo, Links::Follow);
+    } catch (const FileRefused& e) {
+      return e.what();
+    }
+    return "(taken)";
+  });
+  EXPECT_EQ(message, "is a FIFO, not a regular file");
+}
+
 }  // namespace
 }  // namespace trimd
