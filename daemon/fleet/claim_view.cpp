@@ -38,15 +38,20 @@ const char* to_string(ClaimFault fault) {
     case ClaimFault::BadKey: return "not a trimd claim key";
     case ClaimFault::BadValue: return "a value that is not a trimd claim";
     case ClaimFault::OversizedValue: return "a value over the bound";
+    case ClaimFault::NoValue: return "its value not read";
   }
   return "unknown";
+}
+
+bool counts(ClaimFault fault) {
+  return fault != ClaimFault::NoLease && fault != ClaimFault::BadKey;
 }
 
 ClaimView::ClaimView(std::string prefix) : prefix_(std::move(prefix)) {}
 
 // Whether a key counts: a lease (etcd ends it with its writer), a key that
 // slot_key() could have written, and a small value of the right shape.
-ViewClaim ClaimView::judge(const etcd::KeyValue& kv) const {
+ViewClaim ClaimView::judge(const etcd::KeyValue& kv, bool keys_only) const {
   ViewClaim claim;
   claim.key = kv.key;
   claim.create_revision = kv.create_revision;
@@ -58,6 +63,8 @@ ViewClaim ClaimView::judge(const etcd::KeyValue& kv) const {
   if (!parts) {
     claim.fault = ClaimFault::BadKey;
     claim.host = kv.key.substr(std::min(prefix_.size(), kv.key.size()));
+  } else if (keys_only) {
+    claim.fault = ClaimFault::NoValue;
   } else if (kv.value.size() > kMaxClaimValueBytes) {
     claim.fault = ClaimFault::OversizedValue;
   } else {
@@ -74,7 +81,7 @@ ViewClaim ClaimView::judge(const etcd::KeyValue& kv) const {
       claim.mount_point = mount_point;
     }
   }
-  if (claim.fault == ClaimFault::None && kv.lease == 0) claim.fault = ClaimFault::NoLease;
+  if (parts && kv.lease == 0) claim.fault = ClaimFault::NoLease;
   claim.host = cut_name(claim.host, kMaxClaimKeyBytes);
   return claim;
 }
@@ -100,13 +107,24 @@ bool ClaimView::erase(const std::string& key) {
   return true;
 }
 
-void ClaimView::reset(const etcd::RangeReply& range) {
+void ClaimView::reset(const etcd::RangeReply& range, bool keys_only) {
+  // Names already known survive a read of keys only.
+  std::unordered_map<std::string, ViewClaim> known;
+  if (keys_only)
+    for (auto& [order, claim] : claims_)
+      if (claim.fault == ClaimFault::None) known.emplace(claim.key, std::move(claim));
   claims_.clear();
   created_.clear();
   oversized_keys_ = 0;
+  keys_only_ = keys_only;
   for (const auto& kv : range.kvs) {
     if (claims_.size() >= static_cast<std::size_t>(kClaimsPerRead)) break;
-    insert(judge(kv));
+    auto claim = judge(kv, keys_only);
+    const auto was = known.find(kv.key);
+    if (claim.fault == ClaimFault::NoValue && was != known.end() &&
+        was->second.create_revision == claim.create_revision)
+      claim = std::move(was->second);
+    insert(std::move(claim));
   }
   revision_ = range.revision;
   keys_in_etcd_ = std::max<std::int64_t>(range.count, static_cast<std::int64_t>(claims_.size()));
@@ -210,7 +228,7 @@ void ClaimView::report(const std::string& backend, unsigned max_concurrent,
       }
     } else {
       ++summary.ignored;
-      if (listed_ignored++ >= kReportIgnoredPerBackend) continue;
+      if (listed_ignored++ >= kReportIgnoredPerBackend) continue;  // counted, not listed
     }
     out.rows.push_back(FleetClaimRow{backend, max_concurrent, claim.counts() ? position : 0,
                                      cut_name(claim.host, 255), cut_name(claim.mount_point, 1024),
@@ -218,6 +236,7 @@ void ClaimView::report(const std::string& backend, unsigned max_concurrent,
                                      claim.fault});
   }
   summary.ignored += oversized_keys_;
+  summary.names_unread = keys_only_;
   summary.unread = static_cast<std::uint64_t>(std::max<std::int64_t>(
       keys_in_etcd_ - static_cast<std::int64_t>(claims_.size() + oversized_keys_), 0));
   out.backends.push_back(std::move(summary));

@@ -34,7 +34,7 @@ struct ViewClaim {
   std::string host;         // from the value, else from the key
   std::string mount_point;  // "?" when the value does not say
   ClaimFault fault = ClaimFault::None;
-  bool counts() const { return fault == ClaimFault::None; }
+  bool counts() const { return fleet::counts(fault); }
 };
 
 // Where one of this host's claims stands in the view.
@@ -53,8 +53,9 @@ class ClaimView {
  public:
   explicit ClaimView(std::string prefix);
 
-  // A range read of the prefix (range_prefix_request(prefix, kClaimsPerRead)).
-  void reset(const etcd::RangeReply& range);
+  // A range read of the prefix (range_prefix_request(prefix, kClaimsPerRead)),
+  // with its values or of keys only.
+  void reset(const etcd::RangeReply& range, bool keys_only = false);
   // A watch message's events, in order. False when the view can no longer
   // tell on its own (it was cut at the bound and a claim before the cut
   // went, so one past it moves in): read the prefix again.
@@ -80,7 +81,7 @@ class ClaimView {
 
  private:
   using Order = std::pair<std::int64_t, std::string>;  // create revision, key
-  ViewClaim judge(const etcd::KeyValue& kv) const;
+  ViewClaim judge(const etcd::KeyValue& kv, bool keys_only = false) const;
   void insert(ViewClaim claim);
   bool erase(const std::string& key);
   std::vector<const ViewClaim*> holders(unsigned max_concurrent) const;
@@ -92,6 +93,7 @@ class ClaimView {
   std::int64_t keys_in_etcd_ = 0;
   std::size_t oversized_keys_ = 0;  // read, and not kept for their size
   bool cut_ = false;
+  bool keys_only_ = false;  // the last read had no values
 };
 
 }  // namespace trimd::fleet

@@ -167,12 +167,13 @@ nlohmann::json put_request(std::string_view key, std::string_view value, std::in
   return body;
 }
 
-nlohmann::json range_prefix_request(std::string_view prefix, std::int64_t limit) {
+nlohmann::json range_prefix_request(std::string_view prefix, std::int64_t limit, bool keys_only) {
   nlohmann::json body{{"key", base64_encode(prefix)},
                       {"range_end", base64_encode(prefix_range_end(prefix))},
                       {"sort_target", "CREATE"},
                       {"sort_order", "ASCEND"}};
   if (limit > 0) body["limit"] = limit;
+  if (keys_only) body["keys_only"] = true;
   return body;
 }
 

@@ -33,8 +33,10 @@ nlohmann::json lease_grant_request(std::int64_t ttl_seconds);
 nlohmann::json lease_keepalive_request(std::int64_t lease);
 nlohmann::json put_request(std::string_view key, std::string_view value, std::int64_t lease);
 // Every key under `prefix`, oldest first (by create revision); with a
-// `limit`, only the first `limit` of them (the reply says how many there are).
-nlohmann::json range_prefix_request(std::string_view prefix, std::int64_t limit = 0);
+// `limit`, only the first `limit` of them (the reply says how many there
+// are); with `keys_only`, without their values.
+nlohmann::json range_prefix_request(std::string_view prefix, std::int64_t limit = 0,
+                                    bool keys_only = false);
 nlohmann::json delete_request(std::string_view key);
 // A watch on every key under `prefix` (POST /v3/watch, a stream), from
 // `start_revision` on (0: from now).

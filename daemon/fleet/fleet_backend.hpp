@@ -30,7 +30,10 @@ struct Coordinator::Backend {
   bool reading = false;
   bool read_wanted = false;  // again, once the read in flight is in
   std::optional<SteadyPoint> last_read_start;
-  std::string read_error;                      // the last read's, until one succeeds
+  std::string read_error;  // the last read's, until one succeeds
+  // The last read with values went over the bound (a peer's huge values):
+  // keys only since then, values tried again after kValuesRetry.
+  std::optional<SteadyPoint> values_over_bound_at;
   std::optional<std::uint64_t> watch;          // the client's stream
   std::uint64_t watch_generation = 0;          // which stream a message came from
   bool watch_live = false;                     // etcd said "created"

@@ -19,6 +19,8 @@ namespace {
 
 // A backend nobody asked about and no claim uses is dropped after this.
 constexpr Duration kIdleBackend = std::chrono::seconds{10};
+// After a read with values went over the bound, keys only for this long.
+constexpr Duration kValuesRetry = std::chrono::seconds{60};
 // Ignored keys named in the journal per backend; later ones are counted.
 constexpr std::size_t kMaxNamedIgnored = 256;
 constexpr std::size_t kNamedPerLine = 5;
@@ -51,24 +53,34 @@ void Coordinator::want_read(Backend& b, bool at_once) {
   start_read(b);
 }
 
+// With values, unless a read with values went over the bound lately (a
+// peer's huge values): then of keys only, which decide the standing alone.
 void Coordinator::start_read(Backend& b) {
+  const auto now = SteadyClock::now();
+  const bool keys_only = b.values_over_bound_at && now - *b.values_over_bound_at < kValuesRetry;
   b.read_wanted = false;
   b.reading = true;
-  b.last_read_start = SteadyClock::now();
+  b.last_read_start = now;
   ++counters_.reads;
   const auto revision_at_send = b.have_view ? b.view.revision() : 0;
-  client_->call("/v3/kv/range", etcd::range_prefix_request(slot_prefix(b.name), kClaimsPerRead),
-                [this, name = b.name, revision_at_send, alive = alive_](const etcd::Outcome& o) {
-                  if (*alive) on_read(name, revision_at_send, o);
-                });
+  client_->call(
+      "/v3/kv/range", etcd::range_prefix_request(slot_prefix(b.name), kClaimsPerRead, keys_only),
+      [this, name = b.name, revision_at_send, keys_only, alive = alive_](const etcd::Outcome& o) {
+        if (*alive) on_read(name, revision_at_send, keys_only, o);
+      });
 }
 
-void Coordinator::on_read(const std::string& name, std::int64_t revision_at_send,
+void Coordinator::on_read(const std::string& name, std::int64_t revision_at_send, bool keys_only,
                           const etcd::Outcome& outcome) {
   const auto it = backends_.find(name);
   if (it == backends_.end()) return;
   Backend& b = *it->second;
   b.reading = false;
+  if (!keys_only && outcome.failure == etcd::Failure::Bound) {
+    spdlog::debug("fleet: {}; reading its keys only", read_error_text(name, outcome.error));
+    b.values_over_bound_at = SteadyClock::now();
+    return start_read(b);
+  }
   try {
     if (!outcome.reply) throw std::runtime_error(outcome.error);
     const auto range = etcd::range_of(*outcome.reply);
@@ -87,7 +99,7 @@ void Coordinator::on_read(const std::string& name, std::int64_t revision_at_send
                                " after " + std::to_string(revision_at_send));
     }
     if (!b.have_view || range.revision >= b.view.revision()) {
-      b.view.reset(range);
+      b.view.reset(range, keys_only);
       b.have_view = true;
       b.view_at = SteadyClock::now();
       log_ignored(b);
@@ -196,6 +208,7 @@ void Coordinator::on_watch(const std::string& name, std::uint64_t generation,
   if (it == backends_.end() || it->second->watch_generation != generation || !it->second->watch)
     return;
   Backend& b = *it->second;
+  ++counters_.watch_messages;
   if (!message) return want_read(b, false);  // dropped for a bound: read what was missed
   if (message->canceled) {
     // Compacted past its start, or refused: read, and watch from there.

@@ -139,6 +139,7 @@ void Coordinator::fence() {
 // the fence (the lease may still live on etcd's side).
 void Coordinator::unreachable(const std::string& error) {
   spdlog::debug("fleet: etcd: {}", error);
+  ++counters_.lease_failures;
   lease_failing_ = true;
   for (auto& [id, claim] : claims_)
     if (claim.told != SlotNews::Kind::Granted) tell(id, claim, SlotNews::Kind::Unreachable, error);

@@ -89,13 +89,15 @@ class Coordinator {
 
   // What the coordinator has asked of etcd, for tests and the simulator.
   struct Counters {
-    std::uint64_t reads = 0;        // range reads of a prefix
-    std::uint64_t read_errors = 0;  // ... that failed
-    std::uint64_t watches = 0;      // watch streams opened
-    std::uint64_t keepalives = 0;   // lease renewals sent
-    std::uint64_t puts = 0;         // claims written
-    std::uint64_t deletes = 0;      // claims deleted
-    std::uint64_t fences = 0;       // held slots stopped for an unconfirmed lease
+    std::uint64_t reads = 0;           // range reads of a prefix
+    std::uint64_t read_errors = 0;     // ... that failed
+    std::uint64_t watches = 0;         // watch streams opened
+    std::uint64_t watch_messages = 0;  // ... and what came through them
+    std::uint64_t keepalives = 0;      // lease renewals sent
+    std::uint64_t lease_failures = 0;  // grants and renewals that failed
+    std::uint64_t puts = 0;            // claims written
+    std::uint64_t deletes = 0;         // claims deleted
+    std::uint64_t fences = 0;          // held slots stopped for an unconfirmed lease
   };
   const Counters& counters() const { return counters_; }
   std::int64_t lease() const { return lease_; }
@@ -131,7 +133,7 @@ class Coordinator {
   Backend& backend(const std::string& name);
   void want_read(Backend& backend, bool at_once);
   void start_read(Backend& backend);
-  void on_read(const std::string& name, std::int64_t revision_at_send,
+  void on_read(const std::string& name, std::int64_t revision_at_send, bool keys_only,
                const etcd::Outcome& outcome);
   void read_failed(Backend& backend, const std::string& error);
   void judge_soon(Backend& backend);

@@ -23,15 +23,20 @@ struct SlotNews {
   std::string reason;  // holders_text() while waiting, the error otherwise
 };
 
-// Why a key under a backend's prefix does not count as a claim on a slot.
+// What is wrong with a key under a backend's prefix. Whether it counts as
+// a claim on a slot rests on what etcd itself vouches for (the key and its
+// lease), never on the value its writer chose, so that a claim counts the
+// same whichever read served it (a read of keys only has no values).
 enum class ClaimFault {
   None,
-  NoLease,         // nothing ends it: a crashed writer's would hold a slot for ever
-  BadKey,          // not <prefix><host>/<filesystem id> in slot_key()'s alphabet
-  BadValue,        // not the JSON object trimd writes
-  OversizedValue,  // a value over the bound
+  NoLease,         // not counted: nothing ends it, a crashed writer's would hold a slot for ever
+  BadKey,          // not counted: not <prefix><host>/<filesystem id> in slot_key()'s alphabet
+  BadValue,        // counted, its names unknown: not the JSON object trimd writes
+  OversizedValue,  // counted, its names unknown: a value over the bound
+  NoValue,         // counted, its names unknown: read without values (a read over the bound)
 };
 const char* to_string(ClaimFault fault);  // "no lease", ...
+bool counts(ClaimFault fault);
 
 // Rows of one backend in a report: the first claims that count, this host's
 // own wherever they stand, and the first ignored keys.
@@ -54,6 +59,7 @@ struct FleetBackendSummary {
   unsigned max_concurrent = 0;
   std::uint64_t counted = 0;   // claims that count, among those read
   std::uint64_t ignored = 0;   // keys that do not, among those read
+  bool names_unread = false;   // the last read was of keys only: its values were over the bound
   std::uint64_t unread = 0;    // keys past the read's bound: counted by etcd only
   std::uint64_t unlisted = 0;  // claims read but not in the rows
   std::string error;           // why this backend could not be read

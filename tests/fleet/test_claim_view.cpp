@@ -103,25 +103,45 @@ TEST(AClaimView, CountsNoKeyThatSlotKeyCouldNotHaveWritten) {
   EXPECT_EQ(view.ignored().at(0)->fault, ClaimFault::BadKey);
 }
 
-TEST(AClaimView, CountsNoClaimWhoseValueIsNotTrimds) {
+// What counts rests on the key and its lease, which etcd vouches for; the
+// value is its writer's word, shown when it can be read and never decisive.
+TEST(AClaimView, CountsAClaimWhoseValueIsNotTrimdsWithItsNamesUnknown) {
   for (const std::string value :
        {"", "[]", "{}", R"({"host":"h"})", R"({"host":7,"mount_point":"/"})",
         "[[[[[[[[[[]]]]]]]]]]", "not json"}) {
     auto bad = claim("bad", 1);
     bad.value = value;
     const auto view = view_of({bad, claim("me", 2)});
-    EXPECT_EQ(view.standing(key_of("me"), 2, 1).kind, Kind::Holds) << value;
-    EXPECT_EQ(view.ignored().at(0)->fault, ClaimFault::BadValue) << value;
+    EXPECT_EQ(view.standing(key_of("me"), 2, 1).kind, Kind::Waits) << value;
+    EXPECT_TRUE(view.ignored().empty()) << value;
+    EXPECT_EQ(view.holders_text("pool-a", 1), "pool-a: 1/1 slots held by bad:?") << value;
   }
 }
 
-TEST(AClaimView, CountsNoClaimWhoseValueIsOverTheBound) {
+TEST(AClaimView, CountsAClaimWhoseValueIsOverTheBoundWithoutItsNames) {
   auto big = claim("big", 1);
   big.value = R"({"host":"big","mount_point":")" +
               std::string(trimd::fleet::kMaxClaimValueBytes, 'x') + R"("})";
   const auto view = view_of({big, claim("me", 2)});
-  EXPECT_EQ(view.standing(key_of("me"), 2, 1).kind, Kind::Holds);
-  EXPECT_EQ(view.ignored().at(0)->fault, ClaimFault::OversizedValue);
+  EXPECT_EQ(view.standing(key_of("me"), 2, 1).kind, Kind::Waits);
+  FleetReport report;
+  view.report("pool-a", 1, {}, report);
+  EXPECT_EQ(report.rows.at(0).fault, ClaimFault::OversizedValue);
+  EXPECT_EQ(report.rows.at(0).mount_point, "?");
+}
+
+TEST(AClaimView, ReadOfKeysOnlyDecidesAsAFullReadAndKeepsTheNamesItKnew) {
+  ClaimView view(kPrefix);
+  view.reset(range({claim("a", 1, "/srv"), claim("me", 2)}));
+  auto keys = range({claim("a", 1), claim("b", 3, "/b", 0), claim("me", 2)});
+  for (auto& kv : keys.kvs) kv.value.clear();
+  view.reset(keys, true);
+  EXPECT_EQ(view.standing(key_of("me"), 2, 1).kind, Kind::Waits);
+  EXPECT_EQ(view.holders_text("pool-a", 1), "pool-a: 1/1 slots held by a:/srv");
+  EXPECT_EQ(view.ignored().size(), 1u);  // the lease-less one, values or not
+  FleetReport report;
+  view.report("pool-a", 1, {}, report);
+  EXPECT_TRUE(report.backends.at(0).names_unread);
 }
 
 TEST(AClaimView, FollowsPutsAndDeletesWithoutReadingAgain) {
