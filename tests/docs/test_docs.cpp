@@ -1,7 +1,6 @@
 // The man pages say what the programs do: every long option of --help is
-// documented, every key of the shipped trimd.toml with its compiled-in
-// default (the unit tests hold the file to the defaults), and every exit
-// status the pages promise is the one returned.
+// documented, and every exit status the pages promise is the one returned.
+// (The policy keys are held to trimd.toml(5) by test_policy_docs.cpp.)
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -73,37 +72,6 @@ std::set<int> documented_exit_codes(const std::string& man) {
   return codes;
 }
 
-struct Default {
-  std::string table;
-  std::string key;
-  std::string value;  // as written in TOML
-};
-
-// The keys config/trimd.toml sets, by table (comments and rules skipped).
-std::vector<Default> shipped_defaults() {
-  std::vector<Default> defaults;
-  std::istringstream lines(read_file(kSource + "/config/trimd.toml"));
-  std::string line, table;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (line[0] == '[') {
-      table = line;
-      continue;
-    }
-    const auto equals = line.find(" = ");
-    if (equals != std::string::npos)
-      defaults.push_back({table, line.substr(0, equals), line.substr(equals + 3)});
-  }
-  return defaults;
-}
-
-// `"1s"` -> `\(dq1s\(dq`; numbers and booleans as they are.
-std::string roff_value(const std::string& toml) {
-  if (toml.size() >= 2 && toml.front() == '"')
-    return "\\(dq" + roff(toml.substr(1, toml.size() - 2)) + "\\(dq";
-  return toml;
-}
-
 class TempFile {
  public:
   explicit TempFile(const std::string& text) {
@@ -137,22 +105,6 @@ TEST(ManPages, EveryLongOptionOfTrimdHelpIsInTrimd8) {
 
 TEST(ManPages, EveryLongOptionOfTrimctlHelpIsInTrimctl1) {
   expect_every_option_documented(TRIMCTL_BINARY, "trimctl.1");
-}
-
-TEST(ManPages, EveryShippedConfigKeyIsInTrimdToml5WithItsDefault) {
-  const auto defaults = shipped_defaults();
-  ASSERT_GE(defaults.size(), 15u);
-  const std::string man = man_page("trimd.toml.5");
-  for (const auto& [table, key, value] : defaults) {
-    const std::string text = section(man, table);
-    ASSERT_NE(text, "") << "no section " << table << " in trimd.toml(5)";
-    const std::string entry = "\n.BR " + roff(key) + " \" (";
-    const auto at = text.find(entry);
-    ASSERT_NE(at, std::string::npos) << table << " " << key << " is not in trimd.toml(5)";
-    const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
-    EXPECT_NE(line.find("default \" " + roff_value(value)), std::string::npos)
-        << table << " " << key << " = " << value << ", but trimd.toml(5) says: " << line;
-  }
 }
 
 TEST(ExitStatus, TrimdReturnsWhatTrimd8Documents) {
