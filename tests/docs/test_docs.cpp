@@ -14,28 +14,14 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "source_text.hpp"
 
 using trimctl_test::run_child;
+using namespace trimd_docs;
 
 namespace {
 
-const std::string kSource = TRIMD_SOURCE_DIR;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string man_page(const std::string& name) { return read_file(kSource + "/man/" + name); }
-
-// How a word is written in roff source: every '-' escaped.
-std::string roff(const std::string& text) {
-  std::string out;
-  for (const char c : text) out += c == '-' ? std::string("\\-") : std::string(1, c);
-  return out;
-}
+std::string man_page(const std::string& name) { return source_file("man/" + name); }
 
 // "--config", "--no-bus"... as --help lists them.
 std::set<std::string> long_options(const std::string& help) {
@@ -52,18 +38,10 @@ std::set<std::string> long_options(const std::string& help) {
   return options;
 }
 
-// The text of one section (".SH NAME" up to the next .SH).
-std::string section(const std::string& man, const std::string& heading) {
-  const auto start = man.find("\n.SH " + heading + "\n");
-  if (start == std::string::npos) return "";
-  const auto end = man.find("\n.SH ", start + 1);
-  return man.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
 // The exit statuses an EXIT STATUS section lists (".TP\n.B 78").
 std::set<int> documented_exit_codes(const std::string& man) {
   std::set<int> codes;
-  std::istringstream lines(section(man, "EXIT STATUS"));
+  std::istringstream lines(man_section(man, "EXIT STATUS"));
   std::string line, previous;
   while (std::getline(lines, line)) {
     if (previous == ".TP" && line.rfind(".B ", 0) == 0) codes.insert(std::stoi(line.substr(3)));
@@ -126,7 +104,7 @@ TEST(ExitStatus, TrimdReturnsWhatTrimd8Documents) {
 }
 
 TEST(ExitStatus, TrimdToml5GivesTheStatusOfABrokenPolicy) {
-  EXPECT_NE(section(man_page("trimd.toml.5"), "ERRORS").find("exit with status 78"),
+  EXPECT_NE(man_section(man_page("trimd.toml.5"), "ERRORS").find("exit with status 78"),
             std::string::npos);
 }
 

@@ -15,20 +15,13 @@
 
 #include "config.hpp"
 #include "config_keys.hpp"
+#include "source_text.hpp"
 
 namespace {
 
 using trimd::ConfigKey;
 using trimd::KeyScope;
-
-const std::string kSource = TRIMD_SOURCE_DIR;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using namespace trimd_docs;
 
 std::string key_name(const ConfigKey& key) {
   return std::string(key.section) + "." + std::string(key.name);
@@ -65,7 +58,7 @@ std::vector<ShippedKey> shipped_keys() {
   static const std::regex table_line(R"(^#?\[\[?([a-z_]+)\]\]?$)");
   static const std::regex key_line(R"(^(#?)([a-z_]+) = (.*)$)");
   std::vector<ShippedKey> keys;
-  std::istringstream lines(read_file(kSource + "/config/trimd.toml"));
+  std::istringstream lines(source_file("config/trimd.toml"));
   std::string line, table, comment;
   int number = 0;
   std::smatch m;
@@ -136,7 +129,7 @@ TEST(ConfigTrimdToml, MarksExactlyTheTrimOnlyKeys) {
 
 TEST(ConfigTrimdToml, UncommentedWholeIsAPolicyTrimdAccepts) {
   static const std::regex off(R"(^#(\[|[a-z_]+ = ))");
-  std::istringstream lines(read_file(kSource + "/config/trimd.toml"));
+  std::istringstream lines(source_file("config/trimd.toml"));
   std::string line, text;
   while (std::getline(lines, line))
     text += (std::regex_search(line, off) ? line.substr(1) : line) + "\n";
@@ -145,30 +138,8 @@ TEST(ConfigTrimdToml, UncommentedWholeIsAPolicyTrimdAccepts) {
   EXPECT_EQ(config.overrides.size(), 4u);
 }
 
-// The text of one section of a man page (".SH NAME" up to the next .SH).
-std::string man_section(const std::string& man, const std::string& heading) {
-  const auto start = man.find("\n.SH " + heading + "\n");
-  if (start == std::string::npos) return "";
-  const auto end = man.find("\n.SH ", start + 1);
-  return man.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
 std::string heading_of(std::string_view section) {
   return section == "filesystem" ? "[[filesystem]]" : "[" + std::string(section) + "]";
-}
-
-// How text is written in roff source: '-' and '"' escaped.
-std::string roff(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '-')
-      out += "\\-";
-    else if (c == '"')
-      out += "\\(dq";
-    else
-      out += c;
-  }
-  return out;
 }
 
 // A key's entry: ".TP\n.BR name \" (type..." up to the next .TP, .PP or .SH.
@@ -183,7 +154,7 @@ std::optional<std::string> man_entry(const std::string& section, const ConfigKey
 }
 
 const std::string& trimd_toml_5() {
-  static const std::string man = read_file(kSource + "/man/trimd.toml.5");
+  static const std::string man = source_file("man/trimd.toml.5");
   return man;
 }
 
