@@ -169,6 +169,10 @@ class ConfigBuilder {
   std::optional<Place> first_backend_;  // the first [[filesystem]] backend read
 };
 
+[[noreturn]] void fail_missing(const std::string& path) {
+  throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(ENOENT)));
+}
+
 }  // namespace
 
 ConfigError::ConfigError(std::string file, int line, int column, const std::string& message)
@@ -214,18 +218,51 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   return std::move(builder).finish();
 }
 
-Config load_config(const std::string& path, bool missing_ok) {
-  std::optional<std::string> text;
+std::optional<std::string> read_policy_file(const std::string& path) {
   try {
-    text = read_regular_file(path, kMaxPolicyFileBytes, Links::Follow);
+    return read_regular_file(path, kMaxPolicyFileBytes, Links::Follow);
   } catch (const FileRefused& e) {
     throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", e.what()));
   }
+}
+
+Config load_config(const std::string& path, bool missing_ok) {
+  const auto text = read_policy_file(path);
   if (!text) {
     if (missing_ok) return Config{};
-    throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(ENOENT)));
+    fail_missing(path);
   }
   return parse_config(*text, path);
+}
+
+Config load_policy(const PolicySources& sources, std::vector<std::string>* files_read) {
+  ConfigBuilder builder;
+  std::vector<std::string> files;
+  std::size_t total_bytes = 0;
+  // The files together are held to one file's cap: drop-ins add no parsing
+  // time or memory to what one trimd.toml could take.
+  const auto add = [&](const std::string& file, const std::string& text) {
+    total_bytes += text.size();
+    if (total_bytes > kMaxPolicyFileBytes)
+      throw ConfigError(file, 0, 0,
+                        fmt::format("the policy's files together are larger than {}, the most "
+                                    "trimd reads",
+                                    format_size(kMaxPolicyFileBytes)));
+    builder.add(text, file);
+    files.push_back(file);
+  };
+  if (const auto text = read_policy_file(sources.main_file))
+    add(sources.main_file, *text);
+  else if (sources.main_required)
+    fail_missing(sources.main_file);
+  for (const auto& file : list_drop_ins(sources)) {
+    const auto text = read_policy_file(file);
+    if (!text) fail_missing(file);  // removed since it was listed
+    add(file, *text);
+  }
+  Config config = std::move(builder).finish();
+  if (files_read) *files_read = std::move(files);
+  return config;
 }
 
 }  // namespace trimd

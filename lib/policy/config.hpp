@@ -12,6 +12,7 @@
 
 #include "fleet_config.hpp"
 #include "idleness.hpp"
+#include "policy_files.hpp"
 #include "schedule.hpp"
 #include "time.hpp"
 #include "units.hpp"
@@ -122,7 +123,17 @@ class ConfigError : public std::runtime_error {
 
 // Throws ConfigError. Unknown keys and bad values are errors.
 Config parse_config(std::string_view text, const std::string& file_name);
-// Missing file: defaults when `missing_ok`, else ConfigError. Throws ConfigError.
+// One file, without drop-ins. Missing file: defaults when `missing_ok`, else
+// ConfigError. Throws ConfigError.
 Config load_config(const std::string& path, bool missing_ok);
+// The policy trimd runs with: the main file, then each drop-in in merge order
+// (list_drop_ins), a later file changing what earlier ones set key by key and
+// adding its [[filesystem]] rules after theirs. The files together hold at
+// most kMaxPolicyFileBytes. An error names the file it is in. `files_read`,
+// when given, gets the files read, in order. Throws ConfigError.
+Config load_policy(const PolicySources& sources, std::vector<std::string>* files_read = nullptr);
+// The text of one policy file (at most kMaxPolicyFileBytes, a link to one
+// followed), or nothing when it does not exist. Throws ConfigError.
+std::optional<std::string> read_policy_file(const std::string& path);
 
 }  // namespace trimd

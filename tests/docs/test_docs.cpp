@@ -1,6 +1,7 @@
 // The man pages say what the programs do: every long option of --help is
 // documented, and every exit status the pages promise is the one returned.
 // (The policy keys are held to trimd.toml(5) by test_policy_docs.cpp.)
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -15,6 +16,7 @@
 
 #include "child_process.hpp"
 #include "source_text.hpp"
+#include "temp_dir.hpp"
 
 using trimctl_test::run_child;
 using namespace trimd_docs;
@@ -137,6 +139,50 @@ TEST(ConfigPath, TrimctlNamesTheFileTrimdReads) {
   const std::string path = trimd_help.substr(at + 9, trimd_help.find(')', at) - at - 9);
   EXPECT_NE(run_child({TRIMCTL_BINARY, "--help"}).out.find("(" + path + ")"), std::string::npos)
       << path;
+}
+
+// A policy file with drop-ins: p.toml and p.toml.d/ in a scratch directory.
+class PolicyWithDropIns : public ::testing::Test {
+ protected:
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_.path() / name) << text;
+  }
+  std::string path(const std::string& name) const { return (dir_.path() / name).string(); }
+
+  trimd::test::TempDir dir_{"trimd-docs-"};
+  const std::string main_ = path("p.toml");
+  const std::string drop_ins_ = path("p.toml.d") + "/";
+  const bool made_ = std::filesystem::create_directory(drop_ins_);
+};
+
+TEST_F(PolicyWithDropIns, CatConfigPrintsEachFileUnderItsNameInTheOrderTheyAreMerged) {
+  write("p.toml", "[trim]\nenabled = false\n");
+  write("p.toml.d/20-b.toml", "[idle]\nmax_iops = 5\n");
+  write("p.toml.d/10-a.toml", "# no newline at the end");
+  write("p.toml.d/.hidden.toml", "[trim]\n");
+  std::filesystem::create_symlink("/dev/null", drop_ins_ + "30-masked.toml");
+  const auto cat = run_child({TRIMD_BINARY, "--cat-config", "--config", main_});
+  EXPECT_EQ(cat.exit_code, 0) << cat.err;
+  EXPECT_EQ(cat.out, "# " + main_ + "\n[trim]\nenabled = false\n\n# " + drop_ins_ +
+                         "10-a.toml\n# no newline at the end\n\n# " + drop_ins_ +
+                         "20-b.toml\n[idle]\nmax_iops = 5\n");
+}
+
+TEST_F(PolicyWithDropIns, CheckConfigNamesEachFileOfAValidPolicy) {
+  write("p.toml", "[trim]\nenabled = false\n");
+  write("p.toml.d/50-x.toml", "[trim]\nchunk_size = \"8MiB\"\n");
+  const auto check = run_child({TRIMD_BINARY, "--check-config", "--config", main_});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out,
+            main_ + ": configuration is valid\n" + drop_ins_ + "50-x.toml: drop-in is valid\n");
+}
+
+TEST_F(PolicyWithDropIns, CheckConfigNamesTheDropInOfAnErrorAndExitsWith78) {
+  write("p.toml", "[trim]\nenabled = false\n");
+  write("p.toml.d/50-x.toml", "[trim]\nchunk_size = \"1 gigabyte\"\n");
+  const auto check = run_child({TRIMD_BINARY, "--check-config", "--config", main_});
+  EXPECT_EQ(check.exit_code, 78);
+  EXPECT_THAT(check.err, testing::HasSubstr(drop_ins_ + "50-x.toml:2:14: trim.chunk_size:"));
 }
 
 }  // namespace
