@@ -28,7 +28,7 @@ _trimd() {
 
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--config --state-dir --foreground --dry-run --once
-            --check-config --bus-address --no-bus --log-level --log-format --version --help" -- "$cur"))
+            --check-config --cat-config --bus-address --no-bus --log-level --log-format --version --help" -- "$cur"))
         return
     fi
 

@@ -95,7 +95,7 @@ void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
   Config fresh;
   try {
-    fresh = load_config(options_.config_path, !options_.config_given);
+    fresh = load_policy(policy_sources(options_));
     etcd::check_fleet_credentials(fresh, options_.config_path);
   } catch (const ConfigError&) {
     sd_notify(0, "READY=1");  // the old config stays in force: still ready

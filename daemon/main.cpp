@@ -4,7 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "build_config.hpp"
 #include "config.hpp"
@@ -38,6 +39,43 @@ void setup_logging(const std::string& level, LogFormat format) {
   spdlog::set_level(spdlog::level::from_str(level));
 }
 
+// --check-config: which files made the valid policy.
+void report_valid_policy(const PolicySources& sources, const std::vector<std::string>& files) {
+  const bool main_read = !files.empty() && files.front() == sources.main_file;
+  if (main_read)
+    std::printf("%s: configuration is valid\n", sources.main_file.c_str());
+  else
+    std::printf("%s does not exist: trimd uses the built-in defaults, which are valid\n",
+                sources.main_file.c_str());
+  for (std::size_t i = main_read ? 1 : 0; i < files.size(); ++i)
+    std::printf("%s: drop-in is valid\n", files[i].c_str());
+}
+
+// One file of --cat-config under its name, as systemd-analyze cat-config
+// prints it.
+void print_policy_file(const std::string& path, const std::string& text, bool first) {
+  std::printf("%s# %s\n%s", first ? "" : "\n", path.c_str(), text.c_str());
+  if (!text.empty() && text.back() != '\n') std::putchar('\n');
+}
+
+// --cat-config: the files in the order they are merged.
+int cat_policy(const PolicySources& sources) {
+  try {
+    const auto main_text = read_policy_file(sources.main_file);
+    if (main_text)
+      print_policy_file(sources.main_file, *main_text, true);
+    else
+      std::printf("# Configuration file %s not found\n", sources.main_file.c_str());
+    for (const auto& file : list_drop_ins(sources))
+      print_policy_file(file, read_policy_file(file).value_or(""), false);
+  } catch (const ConfigError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "trimd: %s\n", e.what());
+    return kExitConfig;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,9 +95,12 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  const PolicySources sources = policy_sources(options);
+  if (options.cat_config) return cat_policy(sources);
   Config config;
+  std::vector<std::string> files;
   try {
-    config = load_config(options.config_path, !options.config_given);
+    config = load_policy(sources, &files);
     etcd::check_fleet_credentials(config, options.config_path);
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "trimd: %s\n", e.what());
@@ -71,12 +112,7 @@ int main(int argc, char** argv) {
       for (const auto& warning : etcd::cleartext_warnings(*config.fleet))
         std::fprintf(stderr, "trimd: %s: warning: %s\n", options.config_path.c_str(),
                      warning.c_str());
-    // load_config() read nothing when the default file is missing.
-    if (!options.config_given && !std::filesystem::exists(options.config_path))
-      std::printf("%s does not exist: trimd uses the built-in defaults, which are valid\n",
-                  options.config_path.c_str());
-    else
-      std::printf("%s: configuration is valid\n", options.config_path.c_str());
+    report_valid_policy(sources, files);
     return 0;
   }
   setup_logging(options.log_level.value_or(config.log_level), options.log_format);

@@ -8,7 +8,7 @@ namespace trimd {
 
 namespace {
 
-enum LongOnly { kBusAddress = 1000, kNoBus, kLogLevel, kLogFormat };
+enum LongOnly { kBusAddress = 1000, kNoBus, kLogLevel, kLogFormat, kCatConfig };
 
 LogFormat parse_log_format(const std::string& text) {
   if (text == "text") return LogFormat::Text;
@@ -23,6 +23,7 @@ const option kLongOptions[] = {
     {"dry-run", no_argument, nullptr, 'n'},
     {"once", no_argument, nullptr, 'o'},
     {"check-config", no_argument, nullptr, 'C'},
+    {"cat-config", no_argument, nullptr, kCatConfig},
     {"bus-address", required_argument, nullptr, kBusAddress},
     {"no-bus", no_argument, nullptr, kNoBus},
     {"log-level", required_argument, nullptr, kLogLevel},
@@ -52,7 +53,10 @@ Options:
                          would be trimmed, then exit
   -o, --once             one pass over the named (or all eligible) filesystems,
                          honouring idleness, then exit
-  -C, --check-config     parse the policy file, report errors, exit
+  -C, --check-config     parse the policy file and its drop-ins, report
+                         errors, exit
+      --cat-config       print the policy file and its drop-ins in the order
+                         they are merged, then exit
       --bus-address ADDR D-Bus address to serve on instead of the system bus
       --no-bus           do not serve D-Bus at all
       --log-level LEVEL  trace, debug, info, warn or error
@@ -84,6 +88,7 @@ Options parse_options(int argc, char** argv) {
       case 'n': opts.dry_run = true; break;
       case 'o': opts.once = true; break;
       case 'C': opts.check_config = true; break;
+      case kCatConfig: opts.cat_config = true; break;
       case kBusAddress: opts.bus_address = optarg; break;
       case kNoBus: opts.no_bus = true; break;
       case kLogLevel: opts.log_level = optarg; break;
@@ -98,9 +103,15 @@ Options parse_options(int argc, char** argv) {
   for (int i = optind; i < argc; ++i) opts.once_mount_points.emplace_back(argv[i]);
   if (!opts.once && !opts.once_mount_points.empty())
     throw UsageError("mount points are only accepted with --once");
-  if (int(opts.once) + int(opts.dry_run) + int(opts.check_config) > 1)
-    throw UsageError("--once, --dry-run and --check-config exclude each other");
+  if (int(opts.once) + int(opts.dry_run) + int(opts.check_config) + int(opts.cat_config) > 1)
+    throw UsageError("--once, --dry-run, --check-config and --cat-config exclude each other");
   return opts;
+}
+
+PolicySources policy_sources(const Options& options) {
+  if (options.config_given) return given_policy_sources(options.config_path);
+  return default_policy_sources(options.config_path, TRIMD_VENDOR_DROP_IN_DIR,
+                                TRIMD_RUNTIME_DROP_IN_DIR);
 }
 
 }  // namespace trimd

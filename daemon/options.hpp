@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "policy_files.hpp"
+
 namespace trimd {
 
 // Where log lines go and how: the journal natively when stderr is the
@@ -23,6 +25,7 @@ struct Options {
   bool once = false;
   std::vector<std::string> once_mount_points;
   bool check_config = false;
+  bool cat_config = false;  // --cat-config
   bool show_version = false;
   bool show_help = false;
   std::optional<std::string> log_level;  // --log-level overrides the config
@@ -36,6 +39,9 @@ class UsageError : public std::runtime_error {
 
 // Throws UsageError with a one-line message.
 Options parse_options(int argc, char** argv);
+// The files the policy is read from: --config FILE and FILE.d, or the
+// default file and the drop-in directories of trimd.toml(5).
+PolicySources policy_sources(const Options& options);
 std::string usage_text(const char* program);
 
 }  // namespace trimd

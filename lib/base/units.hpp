@@ -16,6 +16,8 @@ namespace trimd {
 struct TimeWindow {
   int start_minute = 0;
   int end_minute = 0;
+
+  bool operator==(const TimeWindow&) const = default;
 };
 
 // Throw std::invalid_argument with a readable message.

@@ -7,17 +7,18 @@
 #include <strings.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
-#include <limits>
-#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include "config_keys.hpp"
 #include "config_reader.hpp"
 #include "fleet_config.hpp"
 #include "regular_file.hpp"
@@ -38,213 +39,138 @@ std::string describe_location(const std::string& file, int line, int column,
   return fmt::format("{}:{}:{}: {}", file, line, column, message);
 }
 
-// "auto" (trimd picks per disk: docs/preemption.md) or a duration.
-std::optional<Duration> read_preempt_latency(const Reader& r, const std::string& name,
-                                             const toml::node& value) {
-  const auto* text = value.as_string();
-  if (text && text->get() == "auto") return std::nullopt;
-  if (text) {
+const ConfigKey* find_key(std::string_view section, std::string_view name) {
+  for (const auto& key : config_keys())
+    if (key.section == section && key.name == name) return &key;
+  return nullptr;
+}
+
+bool is_section(std::string_view name) {
+  const auto keys = config_keys();
+  return std::any_of(keys.begin(), keys.end(),
+                     [&](const auto& key) { return key.section == name; });
+}
+
+// "[idle], [trim], ... or [[filesystem]]", from the table of keys.
+std::string section_list() {
+  std::vector<std::string> sections;
+  for (const auto& key : config_keys()) {
+    const std::string name =
+        key.section == "filesystem" ? "[[filesystem]]" : fmt::format("[{}]", key.section);
+    if (std::find(sections.begin(), sections.end(), name) == sections.end())
+      sections.push_back(name);
+  }
+  const std::string last = sections.back();
+  sections.pop_back();
+  return fmt::format("{} or {}", fmt::join(sections, ", "), last);
+}
+
+// Builds one Config from files read in order: a later file changes what
+// earlier ones set, key by key, and its [[filesystem]] rules come after
+// theirs. What needs the whole policy is checked once, at the end.
+class ConfigBuilder {
+ public:
+  void add(std::string_view text, const std::string& file) {
+    const toml::table document = parse_document(text, file);
+    for (auto&& [key, value] : document) {
+      if (key == "filesystem")
+        add_rules(file, value);
+      else if (is_section(key.str()))
+        add_section(file, key, value);
+      else
+        fail_at(place_of(file, key.source()),
+                fmt::format("{}: unknown key (expected {})", key.str(), section_list()));
+    }
+  }
+
+  Config finish() && {
+    if (config_.fleet) {
+      check_fleet(*config_.fleet, *fleet_table_);
+      config_.trim.backend = config_.fleet->backend;
+    } else if (first_backend_) {
+      fail_at(*first_backend_,
+              "filesystem.backend: needs a [fleet] section (the etcd cluster that caps passes "
+              "per backend)");
+    }
+    return std::move(config_);
+  }
+
+ private:
+  static toml::table parse_document(std::string_view text, const std::string& file) {
     try {
-      parse_duration(text->get());
-    } catch (const std::invalid_argument&) {
-      r.fail(value.source(),
-             fmt::format("{}: \"{}\" is neither \"auto\" nor a duration such as \"4ms\"", name,
-                         text->get()));
+      return toml::parse(text, std::string_view{file});
+    } catch (const toml::parse_error& e) {
+      fail_at(place_of(file, e.source()), std::string{e.description()});
     }
   }
-  return r.duration(name, value, kPreemptLatencyRange);
-}
 
-void read_idle(const Reader& r, const toml::table& table, Config& config) {
-  for (auto&& [key, value] : table) {
-    const auto name = dotted("idle", key);
-    if (key == "sample_interval") {
-      config.sample_interval = r.duration(name, value, kSampleRange);
-    } else if (key == "preempt_interval") {
-      config.preempt_interval = r.duration(name, value, kPreemptRange);
-    } else if (key == "preempt_latency") {
-      config.preempt_latency = read_preempt_latency(r, name, value);
-    } else if (key == "window") {
-      config.idle.idle_window = r.duration(name, value, kIdleWindowRange);
-    } else if (key == "max_iops") {
-      config.idle.max_iops = r.number(name, value);
-    } else if (key == "max_throughput") {
-      config.idle.max_bytes_per_sec = static_cast<double>(r.size(name, value));
-    } else if (key == "max_busy") {
-      config.idle.max_busy_fraction = r.number(name, value);
-      if (config.idle.max_busy_fraction > 1)
-        r.fail(value.source(),
-               fmt::format("{}: must be a fraction between 0 and 1 (e.g. 0.05)", name));
-    } else {
-      fail_unknown_key(r, name, key);
+  void add_section(const std::string& file, const toml::key& key, const toml::node& value) {
+    const auto* table = value.as_table();
+    if (!table)
+      fail_at(place_of(file, value.source()),
+              fmt::format("{}: expected a table ([{}])", key.str(), key.str()));
+    Target target{config_};
+    if (key == "fleet") {
+      target.fleet();
+      fleet_table_ = place_of(file, table->source());
+    }
+    read_keys(file, key.str(), *table, target);
+  }
+
+  void add_rules(const std::string& file, const toml::node& node) {
+    const auto* array = node.as_array();
+    if (!array)
+      fail_at(place_of(file, node.source()),
+              "filesystem: write it as [[filesystem]], one table per rule");
+    for (const auto& element : *array) {
+      const auto* table = element.as_table();
+      if (!table) Value(file, "filesystem", element).fail_type("a table");
+      config_.overrides.push_back(read_rule(file, *table));
     }
   }
-}
 
-// The keys [trim] and [[filesystem]] share. False when `key` is not one of them.
-bool read_policy_key(const Reader& r, const std::string& name, const toml::key& key,
-                     const toml::node& value, PolicyOverride& out) {
-  if (key == "enabled")
-    out.enabled = r.boolean(name, value);
-  else if (key == "interval")
-    out.interval = r.duration(name, value, kIntervalRange);
-  else if (key == "randomized_delay")
-    out.randomized_delay = r.duration(name, value, kPolicyRange);
-  else if (key == "window")
-    out.window = r.window(name, value);
-  else if (key == "chunk_size")
-    out.chunk_bytes = r.positive_size(name, value);
-  else if (key == "min_extent")
-    out.min_extent_bytes = r.size(name, value);
-  else if (key == "pause")
-    out.chunk_pause = r.duration(name, value, kChunkRange);
-  else if (key == "chunk_time")
-    out.chunk_time = r.duration(name, value, kChunkRange);
-  else if (key == "rate_limit")
-    out.rate_limit_bytes_per_sec = r.size(name, value);
-  else if (key == "overdue_grace")
-    out.overdue_grace = r.duration(name, value, kPolicyRange);
-  else if (key == "skip_rotational")
-    out.skip_rotational = r.boolean(name, value);
-  else if (key == "inline_discard")
-    out.inline_discard = r.inline_discard(name, value);
-  else
-    return false;
-  return true;
-}
-
-// Only [trim] sets these: they steer trimd as a whole, not one filesystem.
-constexpr std::array<std::string_view, 6> trim_only_keys{"first_delay",  "gentle_chunk_size",
-                                                         "gentle_pause", "hand_back_on_stop",
-                                                         "scope",        "forget_after"};
-
-TrimPolicy::Scope read_scope(const Reader& r, const std::string& name, const toml::node& value) {
-  const std::string text = r.string(name, value);
-  if (text == "mounted") return TrimPolicy::Scope::Mounted;
-  if (text == "fstab") return TrimPolicy::Scope::Fstab;
-  r.fail(value.source(),
-         fmt::format("{}: \"{}\" is not a scope (use \"mounted\" or \"fstab\")", name, text));
-}
-
-bool is_trim_only_key(const toml::key& key) {
-  for (const auto k : trim_only_keys)
-    if (key == k) return true;
-  return false;
-}
-
-void read_trim(const Reader& r, const toml::table& table, TrimPolicy& policy) {
-  PolicyOverride shared;
-  for (auto&& [key, value] : table) {
-    const auto name = dotted("trim", key);
-    if (read_policy_key(r, name, key, value, shared)) continue;
-    if (key == "first_delay")
-      policy.schedule.first_delay = r.duration(name, value, kPolicyRange);
-    else if (key == "gentle_chunk_size")
-      policy.gentle_chunk_bytes = r.positive_size(name, value);
-    else if (key == "gentle_pause")
-      policy.gentle_pause = r.duration(name, value, kChunkRange);
-    else if (key == "hand_back_on_stop")
-      policy.hand_back_on_stop = r.boolean(name, value);
-    else if (key == "scope")
-      policy.scope = read_scope(r, name, value);
-    else if (key == "forget_after")
-      policy.forget_after = r.duration(name, value, kForgetRange);
-    else
-      fail_unknown_key(r, name, key);
+  PolicyOverride read_rule(const std::string& file, const toml::table& table) {
+    PolicyOverride rule;
+    Target target{config_, &rule};
+    read_keys(file, "filesystem", table, target);
+    if (!rule.mount_point_glob && !rule.uuid && !rule.fs_type)
+      fail_at(place_of(file, table.source()),
+              "filesystem: needs at least one of match, uuid or fs_type (defaults for every "
+              "filesystem belong in [trim])");
+    if (const auto* backend = table.get("backend"); backend && !first_backend_)
+      first_backend_ = place_of(file, backend->source());
+    return rule;
   }
-  shared.apply_to(policy);
-}
 
-std::string match_value(const Reader& r, const std::string& name, const toml::node& value) {
-  auto text = r.string(name, value);
-  if (text.empty()) r.fail(value.source(), fmt::format("{}: must not be empty", name));
-  return text;
-}
-
-PolicyOverride read_filesystem(const Reader& r, const toml::table& table) {
-  PolicyOverride out;
-  for (auto&& [key, value] : table) {
-    const auto name = dotted("filesystem", key);
-    if (key == "match")
-      out.mount_point_glob = match_value(r, name, value);
-    else if (key == "uuid")
-      out.uuid = match_value(r, name, value);
-    else if (key == "fs_type")
-      out.fs_type = match_value(r, name, value);
-    else if (key == "backend")
-      out.backend = read_backend(r, name, value);
-    else if (read_policy_key(r, name, key, value, out))
-      continue;
-    else if (is_trim_only_key(key))
-      r.fail(key.source(), fmt::format("{}: can only be set in [trim], not per filesystem", name));
-    else
-      fail_unknown_key(r, name, key);
+  static void read_keys(const std::string& file, std::string_view section, const toml::table& table,
+                        Target& target) {
+    for (auto&& [key, value] : table) {
+      const auto name = fmt::format("{}.{}", section, key.str());
+      find(file, section, name, key).read(Value(file, name, value), target);
+    }
   }
-  if (!out.mount_point_glob && !out.uuid && !out.fs_type)
-    r.fail(table.source(),
-           "filesystem: needs at least one of match, uuid or fs_type (defaults for every "
-           "filesystem belong in [trim])");
-  return out;
-}
 
-void read_filesystems(const Reader& r, const toml::node& node, std::vector<PolicyOverride>& out) {
-  const auto* array = node.as_array();
-  if (!array) r.fail(node.source(), "filesystem: write it as [[filesystem]], one table per rule");
-  for (const auto& element : *array) {
-    const auto* table = element.as_table();
-    if (!table) r.fail_type("filesystem", element, "a table");
-    out.push_back(read_filesystem(r, *table));
+  // A rule has its own keys, and the [trim] keys that may be set per filesystem.
+  static const ConfigKey& find(const std::string& file, std::string_view section,
+                               const std::string& name, const toml::key& key) {
+    const ConfigKey* found = find_key(section, key.str());
+    if (!found && section == "filesystem") {
+      found = find_key("trim", key.str());
+      if (found && found->scope != KeyScope::AlsoPerFilesystem)
+        fail_at(place_of(file, key.source()),
+                fmt::format("{}: can only be set in [trim], not per filesystem", name));
+    }
+    if (!found) fail_at(place_of(file, key.source()), fmt::format("{}: unknown key", name));
+    return *found;
   }
-}
 
-void read_log(const Reader& r, const toml::table& table, Config& config) {
-  constexpr std::array<std::string_view, 5> levels{"trace", "debug", "info", "warn", "error"};
-  for (auto&& [key, value] : table) {
-    const auto name = dotted("log", key);
-    if (key != "level") fail_unknown_key(r, name, key);
-    config.log_level = r.string(name, value);
-    if (std::find(levels.begin(), levels.end(), config.log_level) == levels.end())
-      r.fail(value.source(),
-             fmt::format("{}: \"{}\" is not a level (use trace, debug, info, warn or error)", name,
-                         config.log_level));
-  }
-}
+  Config config_;
+  std::optional<Place> fleet_table_;    // the last [fleet] table read
+  std::optional<Place> first_backend_;  // the first [[filesystem]] backend read
+};
 
-void read_metrics(const Reader& r, const toml::table& table, Config& config) {
-  for (auto&& [key, value] : table) {
-    const auto name = dotted("metrics", key);
-    if (key != "textfile") fail_unknown_key(r, name, key);
-    config.metrics_textfile = r.string(name, value);
-    const std::string& path = config.metrics_textfile;
-    if (!path.empty() && (path.front() != '/' || !path.ends_with(".prom")))
-      r.fail(value.source(),
-             fmt::format("{}: \"{}\" is not an absolute path ending in .prom (node_exporter's "
-                         "textfile collector reads only *.prom files)",
-                         name, path));
-  }
-}
-
-// A [[filesystem]] backend means nothing without [fleet] to coordinate it.
-void require_fleet_for_backends(const Reader& r, const toml::table& document,
-                                const Config& config) {
-  if (config.fleet) return;
-  const auto* rules = document.get_as<toml::array>("filesystem");
-  if (!rules) return;
-  for (const auto& rule : *rules)
-    if (const auto* table = rule.as_table())
-      if (const auto* backend = table->get("backend"))
-        r.fail(backend->source(),
-               "filesystem.backend: needs a [fleet] section (the etcd cluster "
-               "that caps passes per backend)");
-}
-
-toml::table parse_document(std::string_view text, const std::string& file_name) {
-  try {
-    return toml::parse(text, std::string_view{file_name});
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(file_name, static_cast<int>(e.source().begin.line),
-                      static_cast<int>(e.source().begin.column), std::string{e.description()});
-  }
+[[noreturn]] void fail_missing(const std::string& path) {
+  throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(ENOENT)));
 }
 
 }  // namespace
@@ -275,19 +201,7 @@ bool PolicyOverride::matches(std::string_view mount_point, std::string_view fs_u
 }
 
 void PolicyOverride::apply_to(TrimPolicy& policy) const {
-  if (enabled) policy.enabled = *enabled;
-  if (interval) policy.schedule.interval = *interval;
-  if (randomized_delay) policy.schedule.randomized_delay = *randomized_delay;
-  if (window) policy.schedule.window = *window;
-  if (chunk_bytes) policy.chunk_bytes = *chunk_bytes;
-  if (min_extent_bytes) policy.min_extent_bytes = *min_extent_bytes;
-  if (chunk_pause) policy.chunk_pause = *chunk_pause;
-  if (chunk_time) policy.chunk_time = *chunk_time;
-  if (rate_limit_bytes_per_sec) policy.rate_limit_bytes_per_sec = *rate_limit_bytes_per_sec;
-  if (overdue_grace) policy.schedule.overdue_grace = *overdue_grace;
-  if (skip_rotational) policy.skip_rotational = *skip_rotational;
-  if (inline_discard) policy.inline_discard = *inline_discard;
-  if (backend) policy.backend = *backend;
+  for (const auto& change : changes) change(policy);
 }
 
 TrimPolicy Config::policy_for(std::string_view mount_point, std::string_view uuid,
@@ -299,45 +213,56 @@ TrimPolicy Config::policy_for(std::string_view mount_point, std::string_view uui
 }
 
 Config parse_config(std::string_view text, const std::string& file_name) {
-  const Reader r{file_name};
-  const toml::table document = parse_document(text, file_name);
-  Config config;
-  for (auto&& [key, value] : document) {
-    if (key == "idle")
-      read_idle(r, section(r, key, value), config);
-    else if (key == "trim")
-      read_trim(r, section(r, key, value), config.trim);
-    else if (key == "log")
-      read_log(r, section(r, key, value), config);
-    else if (key == "metrics")
-      read_metrics(r, section(r, key, value), config);
-    else if (key == "filesystem")
-      read_filesystems(r, value, config.overrides);
-    else if (key == "fleet")
-      config.fleet = read_fleet(r, section(r, key, value));
-    else
-      r.fail(key.source(),
-             fmt::format("{}: unknown key (expected [idle], [trim], [log], [metrics], "
-                         "[fleet] or [[filesystem]])",
-                         key.str()));
-  }
-  if (config.fleet) config.trim.backend = config.fleet->backend;
-  require_fleet_for_backends(r, document, config);
-  return config;
+  ConfigBuilder builder;
+  builder.add(text, file_name);
+  return std::move(builder).finish();
 }
 
-Config load_config(const std::string& path, bool missing_ok) {
-  std::optional<std::string> text;
+std::optional<std::string> read_policy_file(const std::string& path) {
   try {
-    text = read_regular_file(path, kMaxPolicyFileBytes, Links::Follow);
+    return read_regular_file(path, kMaxPolicyFileBytes, Links::Follow);
   } catch (const FileRefused& e) {
     throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", e.what()));
   }
+}
+
+Config load_config(const std::string& path, bool missing_ok) {
+  const auto text = read_policy_file(path);
   if (!text) {
     if (missing_ok) return Config{};
-    throw ConfigError(path, 0, 0, fmt::format("cannot read: {}", std::strerror(ENOENT)));
+    fail_missing(path);
   }
   return parse_config(*text, path);
+}
+
+Config load_policy(const PolicySources& sources, std::vector<std::string>* files_read) {
+  ConfigBuilder builder;
+  std::vector<std::string> files;
+  std::size_t total_bytes = 0;
+  // The files together are held to one file's cap: drop-ins add no parsing
+  // time or memory to what one trimd.toml could take.
+  const auto add = [&](const std::string& file, const std::string& text) {
+    total_bytes += text.size();
+    if (total_bytes > kMaxPolicyFileBytes)
+      throw ConfigError(file, 0, 0,
+                        fmt::format("the policy's files together are larger than {}, the most "
+                                    "trimd reads",
+                                    format_size(kMaxPolicyFileBytes)));
+    builder.add(text, file);
+    files.push_back(file);
+  };
+  if (const auto text = read_policy_file(sources.main_file))
+    add(sources.main_file, *text);
+  else if (sources.main_required)
+    fail_missing(sources.main_file);
+  for (const auto& file : list_drop_ins(sources)) {
+    const auto text = read_policy_file(file);
+    if (!text) fail_missing(file);  // removed since it was listed
+    add(file, *text);
+  }
+  Config config = std::move(builder).finish();
+  if (files_read) *files_read = std::move(files);
+  return config;
 }
 
 }  // namespace trimd

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "fleet_config.hpp"
 #include "idleness.hpp"
+#include "policy_files.hpp"
 #include "schedule.hpp"
 #include "time.hpp"
 #include "units.hpp"
@@ -56,7 +58,13 @@ struct TrimPolicy {
   // The shared storage backend whose fleet-wide cap on passes this
   // filesystem's passes count against ([fleet], docs/fleet.md); empty = none.
   std::string backend;
+
+  bool operator==(const TrimPolicy&) const = default;
 };
+
+// A change that a [trim] key or a [[filesystem]] rule makes to the policy of
+// the filesystems it applies to.
+using PolicyChange = std::function<void(TrimPolicy&)>;
 
 // A [[filesystem]] table: which filesystems it applies to, and what it sets.
 // Every match field that is given must match; later overrides win.
@@ -64,20 +72,9 @@ struct PolicyOverride {
   std::optional<std::string> mount_point_glob;  // fnmatch(3) pattern
   std::optional<std::string> uuid;
   std::optional<std::string> fs_type;
-
-  std::optional<bool> enabled;
-  std::optional<Duration> interval;
-  std::optional<Duration> randomized_delay;
-  std::optional<std::optional<TimeWindow>> window;  // set to nothing = all day
-  std::optional<std::uint64_t> chunk_bytes;
-  std::optional<std::uint64_t> min_extent_bytes;
-  std::optional<Duration> chunk_time;
-  std::optional<Duration> chunk_pause;
-  std::optional<std::uint64_t> rate_limit_bytes_per_sec;
-  std::optional<Duration> overdue_grace;
-  std::optional<bool> skip_rotational;
-  std::optional<InlineDiscardPolicy> inline_discard;
-  std::optional<std::string> backend;
+  // What the rule sets, in the order written: each key's change, made by the
+  // key's descriptor (config_keys.cpp), so no key can be read but not applied.
+  std::vector<PolicyChange> changes;
 
   bool matches(std::string_view mount_point, std::string_view uuid, std::string_view fs_type) const;
   void apply_to(TrimPolicy& policy) const;
@@ -126,7 +123,17 @@ class ConfigError : public std::runtime_error {
 
 // Throws ConfigError. Unknown keys and bad values are errors.
 Config parse_config(std::string_view text, const std::string& file_name);
-// Missing file: defaults when `missing_ok`, else ConfigError. Throws ConfigError.
+// One file, without drop-ins. Missing file: defaults when `missing_ok`, else
+// ConfigError. Throws ConfigError.
 Config load_config(const std::string& path, bool missing_ok);
+// The policy trimd runs with: the main file, then each drop-in in merge order
+// (list_drop_ins), a later file changing what earlier ones set key by key and
+// adding its [[filesystem]] rules after theirs. The files together hold at
+// most kMaxPolicyFileBytes. An error names the file it is in. `files_read`,
+// when given, gets the files read, in order. Throws ConfigError.
+Config load_policy(const PolicySources& sources, std::vector<std::string>* files_read = nullptr);
+// The text of one policy file (at most kMaxPolicyFileBytes, a link to one
+// followed), or nothing when it does not exist. Throws ConfigError.
+std::optional<std::string> read_policy_file(const std::string& path);
 
 }  // namespace trimd

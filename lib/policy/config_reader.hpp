@@ -1,14 +1,16 @@
-// Reading trimd.toml's values, for the files that read its sections
-// (config.cpp, fleet_config.cpp): typed values whose errors name the file,
+// Reading trimd.toml's values, for the files that read its keys (config.cpp,
+// config_keys.cpp, fleet_config.cpp): typed values whose errors name the file,
 // line and column. Internal to the policy layer.
 #pragma once
 
-#include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -56,135 +58,162 @@ constexpr DurationRange kPreemptLatencyRange{0s, 1s, "0", "1s"};
 constexpr DurationRange kChunkRange{0s, 1h, "0", "1h"};
 // Shorter than a day would forget a filesystem unmounted over a weekend.
 constexpr DurationRange kForgetRange{24h, kMaxPolicyDuration, "1d", "10 years"};
+constexpr DurationRange kLeaseRange{kMinLeaseTtl, kMaxLeaseTtl, "5s", "10min"};
+constexpr DurationRange kUnreachableRange{0s, 24h, "0", "1d"};
 
-// Reads typed values out of one parsed document. `name` is the dotted key
-// ("trim.chunk_size") that messages start with.
-class Reader {
+// Where in which file: what an error names.
+struct Place {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+inline Place place_of(const std::string& file, const toml::source_region& where) {
+  return {file, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column)};
+}
+
+[[noreturn]] inline void fail_at(const Place& place, const std::string& message) {
+  throw ConfigError(place.file, place.line, place.column, message);
+}
+
+// One key's value, read as the key's type. Messages start with the dotted
+// key ("trim.chunk_size: ...") and name the value's file, line and column.
+class Value {
  public:
-  explicit Reader(const std::string& file) : file_(file) {}
+  Value(const std::string& file, std::string name, const toml::node& node)
+      : file_(file), name_(std::move(name)), node_(node) {}
 
-  [[noreturn]] void fail(const toml::source_region& where, const std::string& message) const {
-    throw ConfigError(file_, static_cast<int>(where.begin.line),
-                      static_cast<int>(where.begin.column), message);
-  }
-  [[noreturn]] void fail_type(const std::string& name, const toml::node& value,
-                              std::string_view expected) const {
-    fail(value.source(),
-         fmt::format("{}: expected {}, got {}", name, expected, describe_type(value.type())));
-  }
+  const std::string& name() const { return name_; }
+  const toml::node& node() const { return node_; }
+  // An element of this value's array, read as a value of the same key.
+  Value element(const toml::node& node) const { return Value(file_, name_, node); }
 
-  bool boolean(const std::string& name, const toml::node& value) const {
-    if (const auto* b = value.as_boolean()) return b->get();
-    fail_type(name, value, "true or false");
+  [[noreturn]] void fail(std::string_view message) const {
+    fail_at(place_of(file_, node_.source()), fmt::format("{}: {}", name_, message));
+  }
+  [[noreturn]] void fail_type(std::string_view expected) const {
+    fail(fmt::format("expected {}, got {}", expected, describe_type(node_.type())));
   }
 
-  std::string string(const std::string& name, const toml::node& value) const {
-    if (const auto* s = value.as_string()) return s->get();
-    fail_type(name, value, "a string");
+  bool boolean() const {
+    if (const auto* b = node_.as_boolean()) return b->get();
+    fail_type("true or false");
   }
 
-  double number(const std::string& name, const toml::node& value) const {
+  std::string string() const {
+    if (const auto* s = node_.as_string()) return s->get();
+    fail_type("a string");
+  }
+
+  // Not negative; integer or with a fraction.
+  double number() const {
     double result = 0;
-    if (const auto* i = value.as_integer())
+    if (const auto* i = node_.as_integer())
       result = static_cast<double>(i->get());
-    else if (const auto* f = value.as_floating_point())
+    else if (const auto* f = node_.as_floating_point())
       result = f->get();
     else
-      fail_type(name, value, "a number");
-    if (!(result >= 0)) fail(value.source(), fmt::format("{}: must not be negative", name));
+      fail_type("a number");
+    if (!(result >= 0)) fail("must not be negative");
     return result;
   }
 
-  std::uint64_t size(const std::string& name, const toml::node& value) const {
-    if (const auto* s = value.as_string()) return parsed(name, value, parse_size, s->get());
-    return non_negative_integer(name, value, "a size such as \"256MiB\" or a number of bytes");
+  std::uint64_t size() const {
+    if (const auto* s = node_.as_string()) return parsed(parse_size, s->get());
+    return non_negative_integer("a size such as \"256MiB\" or a number of bytes");
   }
 
-  // Strings in systemd's notation; a plain integer is seconds.
-  Duration duration(const std::string& name, const toml::node& value) const {
-    if (const auto* s = value.as_string()) return parsed(name, value, parse_duration, s->get());
-    const auto seconds =
-        non_negative_integer(name, value, "a duration such as \"30s\" or \"1h30min\"");
-    if (seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000)
-      fail(value.source(), fmt::format("{}: {} seconds is too long", name, seconds));
-    return std::chrono::seconds{seconds};
-  }
-
-  // "" is "any time of day".
-  std::optional<TimeWindow> window(const std::string& name, const toml::node& value) const {
-    const auto text = string(name, value);
-    if (text.empty()) return std::nullopt;
-    return parsed(name, value, parse_time_window, text);
-  }
-
-  InlineDiscardPolicy inline_discard(const std::string& name, const toml::node& value) const {
-    const auto text = string(name, value);
-    for (const auto policy :
-         {InlineDiscardPolicy::Warn, InlineDiscardPolicy::Takeover, InlineDiscardPolicy::Ignore})
-      if (text == to_string(policy)) return policy;
-    fail(value.source(),
-         fmt::format("{}: \"{}\" is not a choice (use warn, takeover or ignore)", name, text));
-  }
-
-  std::uint64_t positive_size(const std::string& name, const toml::node& value) const {
-    const auto bytes = size(name, value);
-    if (bytes == 0) fail(value.source(), fmt::format("{}: must be greater than 0", name));
+  std::uint64_t positive_size() const {
+    const auto bytes = size();
+    if (bytes == 0) fail("must be greater than 0");
     return bytes;
   }
 
-  Duration duration(const std::string& name, const toml::node& value,
-                    const DurationRange& range) const {
-    const auto d = duration(name, value);
+  // Strings in systemd's notation; a plain integer is seconds.
+  Duration duration(const DurationRange& range) const {
+    const auto d = any_duration();
     if (d < range.min)
-      fail(value.source(), fmt::format("{}: {} is less than {}, the shortest accepted", name,
-                                       format_duration(d), range.min_text));
+      fail(fmt::format("{} is less than {}, the shortest accepted", format_duration(d),
+                       range.min_text));
     if (d > range.max)
-      fail(value.source(), fmt::format("{}: {} is more than {}, the longest accepted", name,
-                                       format_duration(d), range.max_text));
+      fail(fmt::format("{} is more than {}, the longest accepted", format_duration(d),
+                       range.max_text));
     return d;
   }
 
+  // "" is "any time of day".
+  std::optional<TimeWindow> window() const {
+    const auto text = string();
+    if (text.empty()) return std::nullopt;
+    return parsed(parse_time_window, text);
+  }
+
  private:
+  Duration any_duration() const {
+    if (const auto* s = node_.as_string()) return parsed(parse_duration, s->get());
+    const auto seconds = non_negative_integer("a duration such as \"30s\" or \"1h30min\"");
+    if (seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000)
+      fail(fmt::format("{} seconds is too long", seconds));
+    return std::chrono::seconds{seconds};
+  }
+
   template <typename Parse>
-  auto parsed(const std::string& name, const toml::node& value, Parse parse,
-              std::string_view text) const -> decltype(parse(text)) {
+  auto parsed(Parse parse, std::string_view text) const -> decltype(parse(text)) {
     try {
       return parse(text);
     } catch (const std::invalid_argument& e) {
-      fail(value.source(), fmt::format("{}: {}", name, e.what()));
+      fail(e.what());
     }
   }
 
-  std::uint64_t non_negative_integer(const std::string& name, const toml::node& value,
-                                     std::string_view expected) const {
-    const auto* i = value.as_integer();
-    if (!i) fail_type(name, value, expected);
-    if (i->get() < 0) fail(value.source(), fmt::format("{}: {} is negative", name, i->get()));
+  std::uint64_t non_negative_integer(std::string_view expected) const {
+    const auto* i = node_.as_integer();
+    if (!i) fail_type(expected);
+    if (i->get() < 0) fail(fmt::format("{} is negative", i->get()));
     return static_cast<std::uint64_t>(i->get());
   }
 
   const std::string& file_;
+  std::string name_;
+  const toml::node& node_;
 };
 
-inline std::string dotted(std::string_view section, const toml::key& key) {
-  return fmt::format("{}.{}", section, key.str());
+// What reading one key changes: the Config being built and, in a
+// [[filesystem]] table, the rule being read.
+struct Target {
+  Config& config;
+  PolicyOverride* rule = nullptr;
+
+  // A change to the policy of filesystems: in [trim] to every filesystem's,
+  // in a rule to the policy of those it matches.
+  void policy(PolicyChange change) const {
+    if (rule)
+      rule->changes.push_back(std::move(change));
+    else
+      change(config.trim);
+  }
+  // [fleet] as read so far (a file may change some of its keys only).
+  FleetConfig& fleet() const { return config.fleet ? *config.fleet : config.fleet.emplace(); }
+};
+
+// The change that sets one field of a filesystem's policy.
+template <typename T>
+PolicyChange set(T TrimPolicy::*field, std::type_identity_t<T> value) {
+  return [field, value = std::move(value)](TrimPolicy& policy) { policy.*field = value; };
+}
+template <typename T>
+PolicyChange set(T SchedulePolicy::*field, std::type_identity_t<T> value) {
+  return [field, value = std::move(value)](TrimPolicy& policy) { policy.schedule.*field = value; };
 }
 
-[[noreturn]] inline void fail_unknown_key(const Reader& r, const std::string& name,
-                                          const toml::key& key) {
-  r.fail(key.source(), fmt::format("{}: unknown key", name));
-}
-
-inline const toml::table& section(const Reader& r, const toml::key& key, const toml::node& value) {
-  const auto* table = value.as_table();
-  if (!table)
-    r.fail(value.source(), fmt::format("{}: expected a table ([{}])", key.str(), key.str()));
-  return *table;
-}
-
-// [fleet] (fleet_config.cpp).
-FleetConfig read_fleet(const Reader& r, const toml::table& table);
-// A [[filesystem]]'s `backend`.
-std::string read_backend(const Reader& r, const std::string& name, const toml::node& value);
+// The readers of [fleet]'s values (fleet_config.cpp).
+std::vector<std::string> read_endpoints(const Value& value);
+std::string read_absolute_file(const Value& value);
+unsigned read_max_concurrent(const Value& value);
+OnUnreachable read_on_unreachable(const Value& value);
+std::string read_backend(const Value& value);
+std::string read_host(const Value& value);
+// What [fleet] needs whole, once every file is read: errors name `table`.
+void check_fleet(const FleetConfig& fleet, const Place& table);
 
 }  // namespace trimd::config_detail

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "config_reader.hpp"
 
@@ -35,117 +36,69 @@ bool is_valid_host_name(std::string_view name) { return is_valid_name(name, 253)
 
 namespace config_detail {
 
-namespace {
-
-constexpr DurationRange kLeaseRange{kMinLeaseTtl, kMaxLeaseTtl, "5s", "10min"};
-constexpr DurationRange kUnreachableRange{std::chrono::seconds{0}, std::chrono::hours{24}, "0",
-                                          "1d"};
-
-std::string endpoint(const Reader& r, const std::string& name, const toml::node& value) {
-  std::string url = r.string(name, value);
-  if (!url.starts_with("http://") && !url.starts_with("https://"))
-    r.fail(value.source(), fmt::format("{}: \"{}\" is not an etcd client URL (http://host:port or "
-                                       "https://host:port)",
-                                       name, url));
-  while (url.ends_with('/')) url.pop_back();
-  return url;
-}
-
-std::vector<std::string> endpoints(const Reader& r, const std::string& name,
-                                   const toml::node& value) {
-  const auto* array = value.as_array();
-  if (!array) r.fail_type(name, value, "an array of etcd client URLs");
+std::vector<std::string> read_endpoints(const Value& value) {
+  const auto* array = value.node().as_array();
+  if (!array) value.fail_type("an array of etcd client URLs");
   std::vector<std::string> out;
-  for (const auto& element : *array) out.push_back(endpoint(r, name, element));
-  if (out.empty()) r.fail(value.source(), fmt::format("{}: names no etcd endpoint", name));
+  for (const auto& element : *array) {
+    const Value endpoint = value.element(element);
+    std::string url = endpoint.string();
+    if (!url.starts_with("http://") && !url.starts_with("https://"))
+      endpoint.fail(fmt::format(
+          "\"{}\" is not an etcd client URL (http://host:port or https://host:port)", url));
+    while (url.ends_with('/')) url.pop_back();
+    out.push_back(std::move(url));
+  }
+  if (out.empty()) value.fail("names no etcd endpoint");
   return out;
 }
 
-std::string absolute_file(const Reader& r, const std::string& name, const toml::node& value) {
-  std::string path = r.string(name, value);
+std::string read_absolute_file(const Value& value) {
+  std::string path = value.string();
   if (path.empty() || path.front() != '/')
-    r.fail(value.source(), fmt::format("{}: \"{}\" is not an absolute path", name, path));
+    value.fail(fmt::format("\"{}\" is not an absolute path", path));
   return path;
 }
 
-unsigned max_concurrent(const Reader& r, const std::string& name, const toml::node& value) {
-  const auto* i = value.as_integer();
-  if (!i) r.fail_type(name, value, "a whole number of passes");
+unsigned read_max_concurrent(const Value& value) {
+  const auto* i = value.node().as_integer();
+  if (!i) value.fail_type("a whole number of passes");
   if (i->get() < 1 || i->get() > kMaxConcurrentLimit)
-    r.fail(value.source(),
-           fmt::format("{}: {} is not between 1 and {}", name, i->get(), kMaxConcurrentLimit));
+    value.fail(fmt::format("{} is not between 1 and {}", i->get(), kMaxConcurrentLimit));
   return static_cast<unsigned>(i->get());
 }
 
-OnUnreachable on_unreachable(const Reader& r, const std::string& name, const toml::node& value) {
-  const std::string text = r.string(name, value);
+OnUnreachable read_on_unreachable(const Value& value) {
+  const std::string text = value.string();
   for (const auto what : {OnUnreachable::Local, OnUnreachable::Wait})
     if (text == to_string(what)) return what;
-  r.fail(value.source(),
-         fmt::format("{}: \"{}\" is not a choice (use \"local\" or \"wait\")", name, text));
+  value.fail(fmt::format("\"{}\" is not a choice (use \"local\" or \"wait\")", text));
+}
+
+std::string read_backend(const Value& value) {
+  std::string backend = value.string();
+  if (!is_valid_backend_name(backend))
+    value.fail(fmt::format(
+        "\"{}\" is not a backend name (1 to 64 letters, digits, '-', '_' or '.')", backend));
+  return backend;
+}
+
+std::string read_host(const Value& value) {
+  std::string host = value.string();
+  if (!is_valid_host_name(host))
+    value.fail(
+        fmt::format("\"{}\" is not a host name (1 to 253 letters, digits, '-', '_' or '.')", host));
+  return host;
 }
 
 // TLS needs a client certificate and its key together; either alone is a
 // half-made setting that would fail only at the first connection.
-void check_tls(const Reader& r, const toml::table& table, const FleetConfig& fleet) {
+void check_fleet(const FleetConfig& fleet, const Place& table) {
+  if (fleet.endpoints.empty()) fail_at(table, "fleet: needs etcd = [\"http://host:2379\", ...]");
   if (fleet.cert_file.empty() != fleet.key_file.empty())
-    r.fail(table.source(), "fleet: cert and key go together (a client certificate and its key)");
+    fail_at(table, "fleet: cert and key go together (a client certificate and its key)");
   if (!fleet.user.empty() && fleet.password_file.empty())
-    r.fail(table.source(), "fleet: user needs password_file (the password is never in the policy)");
-}
-
-}  // namespace
-
-std::string read_backend(const Reader& r, const std::string& name, const toml::node& value) {
-  std::string backend = r.string(name, value);
-  if (!is_valid_backend_name(backend))
-    r.fail(value.source(), fmt::format("{}: \"{}\" is not a backend name (1 to 64 letters, digits, "
-                                       "'-', '_' or '.')",
-                                       name, backend));
-  return backend;
-}
-
-FleetConfig read_fleet(const Reader& r, const toml::table& table) {
-  FleetConfig fleet;
-  bool have_endpoints = false;
-  for (auto&& [key, value] : table) {
-    const auto name = dotted("fleet", key);
-    if (key == "etcd") {
-      fleet.endpoints = endpoints(r, name, value);
-      have_endpoints = true;
-    } else if (key == "ca") {
-      fleet.ca_file = absolute_file(r, name, value);
-    } else if (key == "cert") {
-      fleet.cert_file = absolute_file(r, name, value);
-    } else if (key == "key") {
-      fleet.key_file = absolute_file(r, name, value);
-    } else if (key == "user") {
-      fleet.user = r.string(name, value);
-    } else if (key == "password_file") {
-      fleet.password_file = absolute_file(r, name, value);
-    } else if (key == "max_concurrent") {
-      fleet.max_concurrent = max_concurrent(r, name, value);
-    } else if (key == "lease_ttl") {
-      fleet.lease_ttl = r.duration(name, value, kLeaseRange);
-    } else if (key == "on_unreachable") {
-      fleet.on_unreachable = on_unreachable(r, name, value);
-    } else if (key == "unreachable_after") {
-      fleet.unreachable_after = r.duration(name, value, kUnreachableRange);
-    } else if (key == "backend") {
-      fleet.backend = read_backend(r, name, value);
-    } else if (key == "host") {
-      fleet.host = r.string(name, value);
-      if (!is_valid_host_name(fleet.host))
-        r.fail(value.source(), fmt::format("{}: \"{}\" is not a host name (1 to 253 letters, "
-                                           "digits, '-', '_' or '.')",
-                                           name, fleet.host));
-    } else {
-      fail_unknown_key(r, name, key);
-    }
-  }
-  if (!have_endpoints) r.fail(table.source(), "fleet: needs etcd = [\"http://host:2379\", ...]");
-  check_tls(r, table, fleet);
-  return fleet;
+    fail_at(table, "fleet: user needs password_file (the password is never in the policy)");
 }
 
 }  // namespace config_detail

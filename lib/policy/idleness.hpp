@@ -24,6 +24,8 @@ struct IdleThresholds {
   // its log 30 s apart), so that they restart the window instead of killing
   // the pass's first chunk (docs/preemption.md, "The idle window").
   Duration idle_window = std::chrono::seconds{40};
+
+  bool operator==(const IdleThresholds&) const = default;
 };
 
 // Which limit keeps a disk from being idle.

@@ -18,6 +18,8 @@ struct SchedulePolicy {
       std::chrono::minutes{2};  // never trimmed before: due this soon after start
   Duration overdue_grace = std::chrono::hours{24};  // due + grace: trim gently even while busy
   std::optional<TimeWindow> window;
+
+  bool operator==(const SchedulePolicy&) const = default;
 };
 
 // When the next pass is due. `jitter` in [0, 1) picks a point in the

@@ -13,6 +13,8 @@ for macro in '%systemd_post trimd.service' '%systemd_preun trimd.service' \
   '%systemd_postun_with_restart trimd.service'; do
   printf '%s\n' "$parsed" | grep -qF "$macro" || { echo "missing: $macro"; exit 1; }
 done
+# The journal catalog is packaged (systemd's file trigger indexes it).
+printf '%s\n' "$parsed" | grep -qx '/usr/lib/systemd/catalog/trimd.catalog' || { echo "missing: the journal catalog"; exit 1; }
 # The Cockpit page is a package of its own.
 packages=$(rpmspec -q --qf '%{NAME}\n' "$spec" 2>/dev/null)
 printf '%s\n' "$packages" | grep -qx 'trimd-cockpit' || { echo "no trimd-cockpit subpackage: $packages"; exit 1; }

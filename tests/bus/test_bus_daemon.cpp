@@ -208,6 +208,24 @@ TEST_F(RealDaemon, ReloadRefusesAPasswordFileOthersMayReadAndKeepsTheOldConfig) 
   EXPECT_THAT(fleet.err, HasSubstr("no [fleet] in the policy"));
 }
 
+TEST_F(RealDaemon, ReloadOfABrokenDropInNamesItAndKeepsTheOldPolicyUntilItIsFixed) {
+  const auto drop_in = config_path() + ".d/50-x.toml";
+  std::filesystem::create_directory(config_path() + ".d");
+  std::ofstream(drop_in) << "[idle]\nwindow = \"2d\"\n";
+  auto reload = run_command(bus_->dbus_send(
+      {"--dest=org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager.Reload"}));
+  EXPECT_NE(reload.exit_code, 0);
+  EXPECT_THAT(reload.err, HasSubstr("org.trimd.trimd1.Error.ConfigInvalid"));
+  EXPECT_THAT(reload.err, HasSubstr(drop_in + ":2:10: idle.window"));
+  EXPECT_EQ(events(EventId::ConfigReloaded), 0u) << log();
+
+  std::ofstream(drop_in) << "[idle]\nwindow = \"1min\"\n";
+  reload = busctl(
+      {"call", "org.trimd.trimd1", "/org/trimd/trimd1", "org.trimd.trimd1.Manager", "Reload"});
+  EXPECT_EQ(reload.exit_code, 0) << reload.err;
+  EXPECT_EQ(events(EventId::ConfigReloaded), 1u) << log();
+}
+
 TEST_F(RealDaemon, RefusesAReloadFromAnotherUser) {
   TRIMD_REQUIRE_PROGRAM("setpriv");
   auto reload = run_command(as_nobody(bus_->dbus_send(

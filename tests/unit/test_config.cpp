@@ -82,6 +82,8 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.hand_back_on_stop, b.hand_back_on_stop);
   EXPECT_EQ(a.scope, b.scope);
   EXPECT_EQ(a.forget_after, b.forget_after);
+  EXPECT_EQ(a.backend, b.backend);
+  EXPECT_TRUE(a == b) << "a field not compared above differs";
 }
 
 }  // namespace
@@ -232,12 +234,14 @@ TEST(ConfigFile, ShippedTrimdTomlParsesToExactlyTheCompiledInDefaults) {
   EXPECT_EQ(shipped.idle.max_bytes_per_sec, defaults.idle.max_bytes_per_sec);
   EXPECT_EQ(shipped.idle.max_busy_fraction, defaults.idle.max_busy_fraction);
   EXPECT_EQ(shipped.idle.idle_window, defaults.idle.idle_window);
+  EXPECT_TRUE(shipped.idle == defaults.idle);
   EXPECT_EQ(shipped.preempt_interval, defaults.preempt_interval);
   EXPECT_EQ(shipped.preempt_latency, defaults.preempt_latency);
   expect_same_policy(shipped.trim, defaults.trim);
   EXPECT_TRUE(shipped.overrides.empty());
   EXPECT_EQ(shipped.log_level, defaults.log_level);
   EXPECT_EQ(shipped.metrics_textfile, defaults.metrics_textfile);
+  EXPECT_FALSE(shipped.fleet) << "[fleet] is shipped commented out";
 }
 
 TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
@@ -268,21 +272,24 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   EXPECT_EQ(srv.mount_point_glob, "/srv/*");
   EXPECT_EQ(srv.uuid, "0B6B1B4E-3C8A-4A4E-9A53-1F2F1C8A2B3D");
   EXPECT_EQ(srv.fs_type, "xfs");
-  EXPECT_EQ(srv.enabled, true);
-  EXPECT_EQ(srv.interval, Duration{24h});
-  EXPECT_EQ(srv.randomized_delay, Duration{0s});
-  ASSERT_TRUE(srv.window.has_value());
-  EXPECT_FALSE(srv.window->has_value());
-  EXPECT_EQ(srv.chunk_bytes, 64 * MiB);
-  EXPECT_EQ(srv.min_extent_bytes, 64 * KiB);
-  EXPECT_EQ(srv.chunk_pause, Duration{1s});
-  EXPECT_EQ(srv.chunk_time, Duration{0s});
-  EXPECT_EQ(srv.rate_limit_bytes_per_sec, GiB);
-  EXPECT_EQ(srv.overdue_grace, Duration{48h});
-  EXPECT_EQ(srv.skip_rotational, false);
-  EXPECT_EQ(srv.inline_discard, trimd::InlineDiscardPolicy::Ignore);
-  EXPECT_FALSE(c.overrides[1].mount_point_glob || c.overrides[1].uuid || c.overrides[1].enabled);
-  EXPECT_EQ(c.overrides[1].chunk_bytes, 4 * GiB);
+  TrimPolicy srv_expected = expected;
+  srv_expected.enabled = true;
+  srv_expected.schedule.interval = 24h;
+  srv_expected.schedule.randomized_delay = 0s;
+  srv_expected.schedule.window.reset();
+  srv_expected.chunk_bytes = 64 * MiB;
+  srv_expected.min_extent_bytes = 64 * KiB;
+  srv_expected.chunk_pause = 1s;
+  srv_expected.chunk_time = 0s;
+  srv_expected.rate_limit_bytes_per_sec = GiB;
+  srv_expected.schedule.overdue_grace = 48h;
+  srv_expected.skip_rotational = false;
+  srv_expected.inline_discard = trimd::InlineDiscardPolicy::Ignore;
+  expect_same_policy(c.policy_for("/srv/web", "0b6b1b4e-3c8a-4a4e-9a53-1f2f1c8a2b3d", "xfs"),
+                     srv_expected);
+  EXPECT_FALSE(c.overrides[1].mount_point_glob || c.overrides[1].uuid);
+  EXPECT_EQ(c.overrides[1].changes.size(), 1u);
+  EXPECT_EQ(c.policy_for("/home", "", "btrfs").chunk_bytes, 4 * GiB);
 }
 
 TEST(ConfigFile, PreemptLatencyIsAutoOrADurationUpToOneSecond) {
@@ -449,13 +456,12 @@ TEST(PolicyOverride, MatchesOnlyWhenEveryGivenKeyMatches) {
 }
 
 TEST(PolicyOverride, ChangesOnlyWhatItSets) {
-  trimd::PolicyOverride o;
-  o.chunk_bytes = 8 * MiB;
-  o.window = std::optional<trimd::TimeWindow>{};
+  const Config c = trimd::parse_config(
+      "[[filesystem]]\nmatch = \"*\"\nchunk_size = \"8MiB\"\nwindow = \"\"\n", "t.toml");
   TrimPolicy policy;
   policy.schedule.window = trimd::TimeWindow{60, 360};
   TrimPolicy expected = policy;
-  o.apply_to(policy);
+  c.overrides.at(0).apply_to(policy);
   expected.chunk_bytes = 8 * MiB;
   expected.schedule.window.reset();
   expect_same_policy(policy, expected);

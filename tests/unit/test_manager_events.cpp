@@ -157,10 +157,8 @@ TEST_F(ManagerEvents, ASkippedFilesystemIsAWarningOnlyWhenItCannotBeTrimmed) {
   disks["loop0"] = {};
   disks["loop1"] = {};
   Config config = quick_config();
-  PolicyOverride off;
-  off.mount_point_glob = "/boot";
-  off.enabled = false;
-  config.overrides.push_back(off);
+  config.overrides =
+      parse_config("[[filesystem]]\nmatch = \"/boot\"\nenabled = false\n", "t.toml").overrides;
   auto m = make(config);
   DiscoveredFs no_discard = make_fs("/old", "loop1");
   no_discard.unsupported_reason = "the device does not support discard";

@@ -131,10 +131,9 @@ TEST_F(TakeoverControllerTest, NeverRemountsAFilesystemOptedOutWithXTrimdSkip) {
 
 TEST_F(TakeoverControllerTest, NeverRemountsWhatThePolicyDoesNotName) {
   Config config = quick_config();
-  PolicyOverride only_b;
-  only_b.mount_point_glob = "/srv/b";
-  only_b.inline_discard = InlineDiscardPolicy::Takeover;
-  config.overrides.push_back(only_b);
+  config.overrides =
+      parse_config("[[filesystem]]\nmatch = \"/srv/b\"\ninline_discard = \"takeover\"\n", "t.toml")
+          .overrides;
   start(config);
   DiscoveredFs b = with_options(make_fs("/srv/b", "loop3"), {"rw", "discard"});
   EXPECT_TRUE(rescan({ext4_, b}));
