@@ -33,7 +33,7 @@ void ManagerObject::announce_changes() {
   auto now = manager_values(commands_.manager());
   std::vector<std::string> names;
   for (const auto& [name, value] : now)
-    if (announced_[name] != value) names.emplace_back(name);
+    if (announced_[name] != value && signals_changes(name)) names.emplace_back(name);
   announced_ = std::move(now);
   if (!names.empty()) emitPropertiesChangedSignal(kManagerInterface, names);
 }

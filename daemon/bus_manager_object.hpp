@@ -42,6 +42,8 @@ class ManagerObject final : public ManagerAdaptor {
   void TakeOver(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
   void HandBack(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
 
+  // The getters, one per property of the XML, each reading the table, and
+  // signals_changes(name).
   template <typename T>
   T property_value(std::string_view name) const {
     return std::get<T>(manager_property(commands_.manager(), name));
