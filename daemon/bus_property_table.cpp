@@ -55,17 +55,22 @@ constexpr std::array kFilesystemProperties{
     FilesystemProperty{"FailuresTotal", [](Fs s) -> BusValue { return s.lifetime.failures; }},
 };
 
-using M = const Manager&;
+using M = const ManagerSources&;
 
 constexpr std::array kManagerProperties{
     ManagerProperty{"Version", [](M) -> BusValue { return std::string(TRIMD_VERSION); }},
-    ManagerProperty{"State", [](M m) -> BusValue { return std::string(to_string(m.state())); }},
-    ManagerProperty{"BytesTrimmedTotal", [](M m) -> BusValue { return m.bytes_trimmed_total(); }},
-    ManagerProperty{"PassesTotal", [](M m) -> BusValue { return m.lifetime_totals().passes; }},
+    ManagerProperty{"State",
+                    [](M s) -> BusValue { return std::string(to_string(s.manager.state())); }},
+    ManagerProperty{"BytesTrimmedTotal",
+                    [](M s) -> BusValue { return s.manager.bytes_trimmed_total(); }},
+    ManagerProperty{"PassesTotal",
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().passes; }},
     ManagerProperty{"PreemptionsTotal",
-                    [](M m) -> BusValue { return m.lifetime_totals().preemptions; }},
-    ManagerProperty{"PausesTotal", [](M m) -> BusValue { return m.lifetime_totals().pauses; }},
-    ManagerProperty{"FailuresTotal", [](M m) -> BusValue { return m.lifetime_totals().failures; }},
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().preemptions; }},
+    ManagerProperty{"PausesTotal",
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().pauses; }},
+    ManagerProperty{"FailuresTotal",
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().failures; }},
 };
 
 template <typename Table, typename Source>
@@ -85,8 +90,8 @@ BusValue filesystem_property(const FsStatus& status, std::string_view name) {
   return lookup(kFilesystemProperties, status, name);
 }
 
-BusValue manager_property(const Manager& manager, std::string_view name) {
-  return lookup(kManagerProperties, manager, name);
+BusValue manager_property(const ManagerSources& sources, std::string_view name) {
+  return lookup(kManagerProperties, sources, name);
 }
 
 std::vector<std::string> changed_properties(const FsStatus& before, const FsStatus& after) {

@@ -88,8 +88,10 @@ TEST(PropertyTable, EveryFilesystemValueHasTheTypeTheXmlSays) {
 
 TEST(PropertyTable, EveryManagerValueHasTheTypeTheXmlSays) {
   const trimd::Manager manager(trimd::Config{}, trimd::StateMap{}, trimd::Clock::now());
+  const trimd::EventLoop loop;
   for (const auto& property : xml_properties(kManager))
-    EXPECT_EQ(signature(trimd::bus::manager_property(manager, property.name)), property.type)
+    EXPECT_EQ(signature(trimd::bus::manager_property({manager, loop}, property.name)),
+              property.type)
         << property.name;
 }
 
