@@ -71,6 +71,8 @@ constexpr std::array kManagerProperties{
                     [](M s) -> BusValue { return s.manager.lifetime_totals().pauses; }},
     ManagerProperty{"FailuresTotal",
                     [](M s) -> BusValue { return s.manager.lifetime_totals().failures; }},
+    ManagerProperty{"EventLoopLatenessMaxUSec",
+                    [](M s) -> BusValue { return duration_usec(s.loop.lateness_max()); }},
 };
 
 template <typename Table, typename Source>
