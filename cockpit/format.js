@@ -69,6 +69,10 @@
         return usec ? new Date(Number(usec) / 1000).toLocaleString() : "never";
     }
 
+    // The page's words for each key of WaitingFor: the keys are trimd's list
+    // (to_string(WaitingFor), lib/engine/manager.hpp), and
+    // tests/unit/test_waiting_for.cpp fails when this table has one too few
+    // or too many.
     const WAITING_WORDS = {
         disks_busy: "its disks are busy",
         outside_window: "outside its time window",

@@ -124,6 +124,17 @@ class ManagerProxy final
   // The match rules cost a round trip each: only commands that listen ask.
   void listen() { registerProxy(); }
 
+  // Every property of the Manager interface, in one round trip.
+  VariantMap properties() {
+    VariantMap values;
+    getProxy()
+        .callMethod("GetAll")
+        .onInterface("org.freedesktop.DBus.Properties")
+        .withArguments(std::string(kManagerInterface))
+        .storeResultsTo(values);
+    return values;
+  }
+
  private:
   void onTrimStarted(const sdbus::ObjectPath& filesystem) override {
     if (router_.sink) router_.sink->on_trim_started(filesystem);
@@ -237,14 +248,10 @@ void Client::allow_time_to_authenticate() {
 }
 
 ManagerInfo Client::manager() {
-  return impl_->call([&] {
-    auto& manager = *impl_->manager;
-    ManagerInfo info{manager.Version(), manager.State(), manager.BytesTrimmedTotal(), {}};
-    info.lifetime =
-        LifetimeInfo{info.bytes_trimmed_total, manager.PassesTotal(), manager.PreemptionsTotal(),
-                     manager.PausesTotal(), manager.FailuresTotal()};
-    return info;
-  });
+  ManagerInfo info;
+  apply_properties(info,
+                   to_property_map(impl_->call([&] { return impl_->manager->properties(); })));
+  return info;
 }
 
 std::vector<FilesystemInfo> Client::filesystems() {

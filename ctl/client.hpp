@@ -9,14 +9,23 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
+
+#include "trimd1_properties.hpp"
 
 namespace trimctl {
 
 // The types the API's properties have (b, t, d, s, as).
 using PropertyValue = std::variant<bool, uint64_t, double, std::string, std::vector<std::string>>;
 using PropertyMap = std::map<std::string, PropertyValue>;
+
+// trimd's objects as trimctl reads them: one member per property of the
+// introspection XML, generated from it (ctl/CMakeLists.txt), so a property
+// added there is read, printed by --json and served by the fake trimd
+// without a line here. Timestamps in usec, 0 = never.
+using ManagerInfo = ManagerProperties;
 
 // Lifetime figures, across trimd's restarts.
 struct LifetimeInfo {
@@ -27,12 +36,12 @@ struct LifetimeInfo {
   uint64_t failures_total = 0;
 };
 
-struct ManagerInfo {
-  std::string version;
-  std::string state;
-  uint64_t bytes_trimmed_total = 0;
-  LifetimeInfo lifetime;  // its bytes_trimmed_total is the one above
-};
+// The lifetime figures of a ManagerInfo or a FilesystemInfo.
+template <typename Info>
+LifetimeInfo lifetime_of(const Info& info) {
+  return {info.bytes_trimmed_total, info.passes_total, info.preemptions_total, info.pauses_total,
+          info.failures_total};
+}
 
 // One remembered pass (Manager.GetHistory); times and durations in usec.
 struct PassInfo {
@@ -57,33 +66,20 @@ struct FleetClaim {
   bool ours = false;
 };
 
-// One org.trimd.trimd1.Filesystem object; timestamps in usec, 0 = never.
-struct FilesystemInfo {
+// One org.trimd.trimd1.Filesystem object.
+struct FilesystemInfo : FilesystemProperties {
   std::string object_path;
-  std::string mount_point;
-  std::string device;
-  std::string fs_type;
-  std::string uuid;
-  std::vector<std::string> backing_disks;
-  std::string state;
-  std::string state_reason;
-  std::string waiting_for;  // a key for programs: "disks_busy", "outside_window", ...
-  double progress = 0;
-  uint64_t size = 0;
-  uint64_t last_trim_start = 0;
-  uint64_t last_trim_end = 0;
-  std::string last_result;
-  uint64_t last_bytes_trimmed = 0;
-  uint64_t next_trim = 0;
-  bool inline_discard = false;  // synchronous online discard
-  std::string discard_mode;     // "sync", "async" or ""
-  std::string takeover;  // "none", "inline", "ignored", "taken-over", "not-possible", "failed"
-  std::string takeover_reason;
-  uint64_t taken_over_since = 0;
-  uint64_t last_trim_duration = 0;  // the last pass's wall time less its waits
-  uint64_t last_wait_duration = 0;
-  LifetimeInfo lifetime;
 };
+
+// Calls visit(bus name, --json member name, member) for every property of a
+// ManagerInfo or a FilesystemInfo (const or not), in the XML's order.
+template <typename Info, typename Visit>
+void visit_properties(Info& info, Visit&& visit) {
+  if constexpr (std::is_base_of_v<FilesystemProperties, std::remove_const_t<Info>>)
+    visit_filesystem_properties(info, visit);
+  else
+    visit_manager_properties(info, visit);
+}
 
 // Copies the properties it knows into the struct; others are ignored, so
 // a newer trimd with more properties still works.

@@ -30,13 +30,19 @@ std::string join(const std::vector<std::string>& words, const char* separator) {
 
 namespace {
 
-// The lifetime figures as members of `object`, after the ones it has.
-void add_lifetime_json(Json& object, const LifetimeInfo& life, bool with_bytes) {
-  if (with_bytes) object["bytes_trimmed_total"] = life.bytes_trimmed_total;
-  object["passes_total"] = life.passes_total;
-  object["preemptions_total"] = life.preemptions_total;
-  object["pauses_total"] = life.pauses_total;
-  object["failures_total"] = life.failures_total;
+Json member_json(double value) { return json_number(value); }
+template <typename Value>
+Json member_json(const Value& value) {
+  return Json(value);
+}
+
+// Every property of `info` as a member of `object`, after the ones it has:
+// the --json names the XML gives them, in its order.
+template <typename Info>
+void add_properties_json(Json& object, const Info& info) {
+  visit_properties(info, [&](const char*, const char* member, const auto& value) {
+    object[member] = member_json(value);
+  });
 }
 
 }  // namespace
@@ -52,37 +58,14 @@ std::string lifetime_text(const LifetimeInfo& life) {
 }
 
 Json manager_json(const ManagerInfo& manager) {
-  Json object{{"version", manager.version},
-              {"state", manager.state},
-              {"bytes_trimmed_total", manager.bytes_trimmed_total}};
-  add_lifetime_json(object, manager.lifetime, false);
+  Json object = Json::object();
+  add_properties_json(object, manager);
   return object;
 }
 
 Json filesystem_json(const FilesystemInfo& fs) {
-  Json object{{"object", fs.object_path},
-              {"mount_point", fs.mount_point},
-              {"device", fs.device},
-              {"fs_type", fs.fs_type},
-              {"uuid", fs.uuid},
-              {"backing_disks", fs.backing_disks},
-              {"state", fs.state},
-              {"state_reason", fs.state_reason},
-              {"progress", json_number(fs.progress)},
-              {"size", fs.size},
-              {"last_trim_start_usec", fs.last_trim_start},
-              {"last_trim_end_usec", fs.last_trim_end},
-              {"last_result", fs.last_result},
-              {"last_bytes_trimmed", fs.last_bytes_trimmed},
-              {"next_trim_usec", fs.next_trim},
-              {"inline_discard", fs.inline_discard},
-              {"discard_mode", fs.discard_mode},
-              {"takeover", fs.takeover},
-              {"takeover_reason", fs.takeover_reason},
-              {"taken_over_since_usec", fs.taken_over_since},
-              {"last_trim_usec", fs.last_trim_duration},
-              {"last_wait_usec", fs.last_wait_duration}};
-  add_lifetime_json(object, fs.lifetime, true);
+  Json object{{"object", fs.object_path}};
+  add_properties_json(object, fs);
   return object;
 }
 

@@ -84,7 +84,7 @@ std::vector<Note> status_notes(const std::vector<FilesystemInfo>& filesystems, b
   // Named filesystems: what trimd did to each over its lifetime.
   if (named)
     for (const auto& fs : filesystems)
-      notes.push_back({fs.mount_point + ": " + lifetime_text(fs.lifetime)});
+      notes.push_back({fs.mount_point + ": " + lifetime_text(lifetime_of(fs))});
   for (const auto& fs : filesystems)
     if (!fs.state_reason.empty())
       notes.push_back({fs.mount_point + ": " + fs.state + ": " + fs.state_reason});
@@ -111,7 +111,7 @@ void print_status_text(const ManagerInfo& manager, const std::vector<FilesystemI
   // Lifetime figures span restarts; wrapped to the table's width.
   if (legend)
     std::printf("%s", render_notes({{"trimd " + manager.version + ": " + manager.state + "; " +
-                                     lifetime_text(manager.lifetime)}},
+                                     lifetime_text(lifetime_of(manager))}},
                                    style)
                           .c_str());
   if (filesystems.empty()) {

@@ -29,6 +29,7 @@ void FilesystemObject::announce_removal() { emitInterfacesRemovedSignal(); }
 
 void FilesystemObject::update(const FsStatus& status) {
   std::vector<std::string> names = changed_properties(status_, status);
+  std::erase_if(names, [](const std::string& name) { return !signals_changes(name); });
   status_ = status;
   auto progress = std::find(names.begin(), names.end(), "Progress");
   if (progress != names.end() && !progress_throttle_.try_send(Throttle::Clock::now())) {

@@ -46,7 +46,8 @@ class FilesystemObject final : public FilesystemAdaptor {
   void Resume(sdbus::Result<>&& result) override;
   void Cancel(sdbus::Result<>&& result) override;
 
-  // The getters, one per property of the XML, each reading the table.
+  // The getters, one per property of the XML, each reading the table, and
+  // signals_changes(name).
   template <typename T>
   T property_value(std::string_view name) const {
     return std::get<T>(filesystem_property(status_, name));

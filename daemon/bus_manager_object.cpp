@@ -13,27 +13,28 @@ namespace trimd::bus {
 
 namespace {
 
-std::map<std::string_view, BusValue> manager_values(const Manager& manager) {
+std::map<std::string_view, BusValue> manager_values(const ManagerSources& sources) {
   std::map<std::string_view, BusValue> values;
-  for (const auto& property : manager_properties()) values[property.name] = property.value(manager);
+  for (const auto& property : manager_properties()) values[property.name] = property.value(sources);
   return values;
 }
 
 }  // namespace
 
-ManagerObject::ManagerObject(sdbus::IConnection& connection, Commands& commands)
-    : ManagerAdaptor(connection, kManagerPath), commands_(commands),
-      announced_(manager_values(commands.manager())) {
+ManagerObject::ManagerObject(sdbus::IConnection& connection, Commands& commands,
+                             const EventLoop& loop)
+    : ManagerAdaptor(connection, kManagerPath), commands_(commands), loop_(loop),
+      announced_(manager_values(sources())) {
   registerAdaptor();
 }
 
 ManagerObject::~ManagerObject() { unregisterAdaptor(); }
 
 void ManagerObject::announce_changes() {
-  auto now = manager_values(commands_.manager());
+  auto now = manager_values(sources());
   std::vector<std::string> names;
   for (const auto& [name, value] : now)
-    if (announced_[name] != value) names.emplace_back(name);
+    if (announced_[name] != value && signals_changes(name)) names.emplace_back(name);
   announced_ = std::move(now);
   if (!names.empty()) emitPropertiesChangedSignal(kManagerInterface, names);
 }

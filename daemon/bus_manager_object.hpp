@@ -12,6 +12,7 @@
 
 #include "bus_commands.hpp"
 #include "bus_property_table.hpp"
+#include "event_loop.hpp"
 #include "manager.hpp"
 #include "trimd1_adaptor.h"
 
@@ -23,7 +24,7 @@ using ManagerAdaptor =
 
 class ManagerObject final : public ManagerAdaptor {
  public:
-  ManagerObject(sdbus::IConnection& connection, Commands& commands);
+  ManagerObject(sdbus::IConnection& connection, Commands& commands, const EventLoop& loop);
   ~ManagerObject();
 
   // PropertiesChanged for whichever properties moved since the last call.
@@ -42,9 +43,11 @@ class ManagerObject final : public ManagerAdaptor {
   void TakeOver(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
   void HandBack(sdbus::Result<>&& result, std::vector<std::string> mount_points) override;
 
+  // The getters, one per property of the XML, each reading the table, and
+  // signals_changes(name).
   template <typename T>
   T property_value(std::string_view name) const {
-    return std::get<T>(manager_property(commands_.manager(), name));
+    return std::get<T>(manager_property(sources(), name));
   }
 #include "manager_getters.inc"
   std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
@@ -54,7 +57,10 @@ class ManagerObject final : public ManagerAdaptor {
       sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
                                               std::string, bool, bool>>>&& result) override;
 
+  ManagerSources sources() const { return {commands_.manager(), loop_}; }
+
   Commands& commands_;
+  const EventLoop& loop_;
   std::map<std::string_view, BusValue> announced_;  // what PropertiesChanged last said
 };
 

@@ -34,6 +34,16 @@ constexpr std::array kFilesystemProperties{
     FilesystemProperty{"LastResult",
                        [](Fs s) -> BusValue { return bus_string(outcome_text(s.last_result)); }},
     FilesystemProperty{"LastBytesTrimmed", [](Fs s) -> BusValue { return s.last_bytes_trimmed; }},
+    FilesystemProperty{"NextTrim", [](Fs s) -> BusValue { return timestamp_usec(s.next_trim); }},
+    FilesystemProperty{"InlineDiscard", [](Fs s) -> BusValue { return s.inline_discard; }},
+    FilesystemProperty{"DiscardMode",
+                       [](Fs s) -> BusValue { return std::string(to_string(s.discard_mode)); }},
+    FilesystemProperty{"Takeover",
+                       [](Fs s) -> BusValue { return std::string(to_string(s.takeover.status)); }},
+    FilesystemProperty{"TakeoverReason",
+                       [](Fs s) -> BusValue { return bus_string(s.takeover.reason); }},
+    FilesystemProperty{"TakenOverSince",
+                       [](Fs s) -> BusValue { return timestamp_usec(s.takeover.since); }},
     FilesystemProperty{"LastTrimDuration",
                        [](Fs s) -> BusValue { return duration_usec(s.last_trimming); }},
     FilesystemProperty{"LastWaitDuration",
@@ -43,29 +53,26 @@ constexpr std::array kFilesystemProperties{
     FilesystemProperty{"PreemptionsTotal", [](Fs s) -> BusValue { return s.lifetime.preemptions; }},
     FilesystemProperty{"PausesTotal", [](Fs s) -> BusValue { return s.lifetime.pauses; }},
     FilesystemProperty{"FailuresTotal", [](Fs s) -> BusValue { return s.lifetime.failures; }},
-    FilesystemProperty{"NextTrim", [](Fs s) -> BusValue { return timestamp_usec(s.next_trim); }},
-    FilesystemProperty{"InlineDiscard", [](Fs s) -> BusValue { return s.inline_discard; }},
-    FilesystemProperty{"Takeover",
-                       [](Fs s) -> BusValue { return std::string(to_string(s.takeover.status)); }},
-    FilesystemProperty{"TakeoverReason",
-                       [](Fs s) -> BusValue { return bus_string(s.takeover.reason); }},
-    FilesystemProperty{"TakenOverSince",
-                       [](Fs s) -> BusValue { return timestamp_usec(s.takeover.since); }},
-    FilesystemProperty{"DiscardMode",
-                       [](Fs s) -> BusValue { return std::string(to_string(s.discard_mode)); }},
 };
 
-using M = const Manager&;
+using M = const ManagerSources&;
 
 constexpr std::array kManagerProperties{
     ManagerProperty{"Version", [](M) -> BusValue { return std::string(TRIMD_VERSION); }},
-    ManagerProperty{"State", [](M m) -> BusValue { return std::string(to_string(m.state())); }},
-    ManagerProperty{"BytesTrimmedTotal", [](M m) -> BusValue { return m.bytes_trimmed_total(); }},
-    ManagerProperty{"PassesTotal", [](M m) -> BusValue { return m.lifetime_totals().passes; }},
+    ManagerProperty{"State",
+                    [](M s) -> BusValue { return std::string(to_string(s.manager.state())); }},
+    ManagerProperty{"BytesTrimmedTotal",
+                    [](M s) -> BusValue { return s.manager.bytes_trimmed_total(); }},
+    ManagerProperty{"PassesTotal",
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().passes; }},
     ManagerProperty{"PreemptionsTotal",
-                    [](M m) -> BusValue { return m.lifetime_totals().preemptions; }},
-    ManagerProperty{"PausesTotal", [](M m) -> BusValue { return m.lifetime_totals().pauses; }},
-    ManagerProperty{"FailuresTotal", [](M m) -> BusValue { return m.lifetime_totals().failures; }},
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().preemptions; }},
+    ManagerProperty{"PausesTotal",
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().pauses; }},
+    ManagerProperty{"FailuresTotal",
+                    [](M s) -> BusValue { return s.manager.lifetime_totals().failures; }},
+    ManagerProperty{"EventLoopLatenessMaxUSec",
+                    [](M s) -> BusValue { return duration_usec(s.loop.lateness_max()); }},
 };
 
 template <typename Table, typename Source>
@@ -85,8 +92,8 @@ BusValue filesystem_property(const FsStatus& status, std::string_view name) {
   return lookup(kFilesystemProperties, status, name);
 }
 
-BusValue manager_property(const Manager& manager, std::string_view name) {
-  return lookup(kManagerProperties, manager, name);
+BusValue manager_property(const ManagerSources& sources, std::string_view name) {
+  return lookup(kManagerProperties, sources, name);
 }
 
 std::vector<std::string> changed_properties(const FsStatus& before, const FsStatus& after) {

@@ -55,7 +55,7 @@ DbusService::DbusService(EventLoop& loop, Manager& manager, DaemonControl& contr
     : loop_(loop), manager_(manager), connection_(loop, options.bus_address),
       authorizer_(connection_.get()),
       commands_(manager, control, authorizer_, bus::inspect_live_path),
-      manager_object_(connection_.get(), commands_) {
+      manager_object_(connection_.get(), commands_, loop) {
   for (const auto& status : manager_.statuses(control.now())) add_object(status, false);
   // Objects first, name last: whoever sees the name finds everything there.
   using NameRequest = bus::BusConnection::NameRequest;

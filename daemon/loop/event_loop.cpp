@@ -15,8 +15,11 @@ namespace trimd {
 
 namespace {
 
+// 0 would disarm the timer: the shortest delay is 1 usec.
+Duration at_least_one_usec(Duration d) { return std::max(d, Duration{1}); }
+
 timespec to_timespec(Duration d) {
-  const auto usec = std::max<std::int64_t>(d.count(), 1);  // 0 would disarm the timer
+  const auto usec = at_least_one_usec(d).count();
   return timespec{static_cast<time_t>(usec / 1000000), static_cast<long>(usec % 1000000) * 1000};
 }
 
@@ -71,10 +74,20 @@ Timer::Timer(EventLoop& loop, std::function<void()> on_fire)
     : loop_(loop), fd_(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)),
       on_fire_(std::move(on_fire)) {
   if (fd_ < 0) throw_errno("timerfd_create");
-  loop_.add(fd_, EPOLLIN, [this](std::uint32_t) {
-    std::uint64_t expirations;
-    if (::read(fd_, &expirations, sizeof expirations) == sizeof expirations) on_fire_();
-  });
+  loop_.add(fd_, EPOLLIN, [this](std::uint32_t) { fired(SteadyClock::now()); });
+}
+
+void Timer::fired(SteadyPoint now) {
+  std::uint64_t expirations;
+  if (::read(fd_, &expirations, sizeof expirations) != sizeof expirations) return;
+  if (due_) {
+    loop_.note_lateness(std::chrono::duration_cast<Duration>(now - *due_));
+    if (period_ > SteadyClock::duration::zero())
+      *due_ += period_ * static_cast<SteadyClock::rep>(expirations);
+    else
+      due_.reset();
+  }
+  on_fire_();
 }
 
 Timer::~Timer() {
@@ -86,22 +99,30 @@ void Timer::arm_at(TimePoint deadline, TimePoint now) {
   arm_in(std::chrono::duration_cast<Duration>(deadline - now));
 }
 
+// The due time is taken before the kernel's: a lateness is never less than real.
 void Timer::arm_in(Duration delay) {
+  const SteadyPoint now = SteadyClock::now();
   itimerspec spec{};
   spec.it_value = to_timespec(delay);
   if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
+  due_ = now + at_least_one_usec(delay);
+  period_ = SteadyClock::duration::zero();
 }
 
 void Timer::arm_every(Duration period) {
+  const SteadyPoint now = SteadyClock::now();
   itimerspec spec{};
   spec.it_value = to_timespec(period);
   spec.it_interval = to_timespec(period);
   if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
+  due_ = now + at_least_one_usec(period);
+  period_ = at_least_one_usec(period);
 }
 
 void Timer::disarm() {
   itimerspec spec{};
   if (timerfd_settime(fd_, 0, &spec, nullptr) < 0) throw_errno("timerfd_settime");
+  due_.reset();
 }
 
 }  // namespace trimd

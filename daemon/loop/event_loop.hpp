@@ -3,10 +3,12 @@
 // that calls run().
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "time.hpp"
 #include "unique_fd.hpp"
@@ -30,14 +32,22 @@ class EventLoop {
   void run(const std::function<int()>& next_timeout = {});
   void quit() { running_ = false; }
 
+  // How late the loop has been since it was made: the most a timer waited
+  // past its due time before its callback ran (the bus's
+  // EventLoopLatenessMaxUSec). Timers report each dispatch.
+  Duration lateness_max() const { return lateness_max_; }
+  void note_lateness(Duration lateness) { lateness_max_ = std::max(lateness_max_, lateness); }
+
  private:
   int epoll_fd_;
   bool running_ = false;
   std::map<int, std::shared_ptr<Callback>> callbacks_;
+  Duration lateness_max_{0};
 };
 
 // A timerfd on CLOCK_MONOTONIC armed for a wall-clock deadline: the manager
-// speaks wall-clock, the kernel timer must not jump with it.
+// speaks wall-clock, the kernel timer must not jump with it. Each dispatch
+// tells the loop how long after its due time it came.
 class Timer {
  public:
   Timer(EventLoop& loop, std::function<void()> on_fire);
@@ -50,9 +60,15 @@ class Timer {
   void disarm();
 
  private:
+  void fired(SteadyPoint now);
+
   EventLoop& loop_;
   int fd_;
   std::function<void()> on_fire_;
+  // The first expiration not yet dispatched (none: disarmed), and the
+  // period of arm_every (0: once).
+  std::optional<SteadyPoint> due_;
+  SteadyClock::duration period_{0};
 };
 
 }  // namespace trimd

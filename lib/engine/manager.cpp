@@ -78,7 +78,7 @@ const char* to_string(WaitingFor what) {
     case WaitingFor::Retry: return "retry";
     case WaitingFor::FleetSlot: return "fleet_slot";
   }
-  return "";
+  return nullptr;
 }
 
 Manager::Manager(Config config, StateMap state, TimePoint now)
@@ -251,7 +251,7 @@ bool Manager::wants_to_run(const Tracked& fs, TimePoint now) const {
 bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   const bool forced = fs.request || (fs.pass && fs.pass->forced);
   if (!forced && !in_window(fs.policy.schedule.window, now)) {
-    set_wait(fs, Wait{WaitReason::OutsideWindow, {}, {}}, now);
+    set_wait(fs, Wait{WaitingFor::OutsideWindow, {}, {}}, now);
     return false;
   }
   if (!fs.pass) start_pass(fs, now);
@@ -263,13 +263,13 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
   const auto busy = pass.ignore_idle ? std::nullopt : idleness_.first_busy(fs.fs.disk_names(), now);
   const bool gentle = busy && is_overdue(fs.policy.schedule, fs.due, now);
   if (busy && !gentle) {
-    if (fs.wait.reason != WaitReason::DisksBusy && pass.chunks > 0) {
+    if (fs.wait.reason != WaitingFor::DisksBusy && pass.chunks > 0) {
       ++pass.foreground_pauses;
       log_event(EventId::PassPaused, spdlog::level::debug,
                 event_fields(fs.fs, {{"DISK", busy->disk}}),
                 fmt::format("{}: foreground I/O on {}, pausing the pass", fs.fs.mount.mount_point,
                             busy->disk));
-    } else if (fs.wait.reason != WaitReason::DisksBusy) {
+    } else if (fs.wait.reason != WaitingFor::DisksBusy) {
       // No chunk done yet, so no pause: still the decision to wait, for
       // whoever must know that trimd looked and held back.
       log_event(EventId::WaitingForIdle, spdlog::level::debug,
@@ -277,7 +277,7 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                 fmt::format("{}: foreground I/O on {}, waiting for idle disks to start",
                             fs.fs.mount.mount_point, busy->disk));
     }
-    set_wait(fs, Wait{WaitReason::DisksBusy, *busy, {}}, now);
+    set_wait(fs, Wait{WaitingFor::DisksBusy, *busy, {}}, now);
     return false;
   }
   if (gentle && !pass.gentle)
@@ -286,7 +286,7 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
                  format_duration(std::chrono::duration_cast<Duration>(now - fs.due)));
   pass.gentle = gentle;
   if (!disks_free(fs)) {
-    set_wait(fs, Wait{WaitReason::DiskShared, {}, {}}, now);
+    set_wait(fs, Wait{WaitingFor::DiskShared, {}, {}}, now);
     return false;
   }
   return slot_allows(fs, now);
@@ -321,7 +321,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
 std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoint mono) {
   if (fs.in_flight || !fs.trimmable() || !wants_to_run(fs, now)) return std::nullopt;
   if (fs.paused) {
-    set_wait(fs, Wait{WaitReason::Paused, {}, {}}, now);
+    set_wait(fs, Wait{WaitingFor::Paused, {}, {}}, now);
     return std::nullopt;
   }
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
@@ -362,9 +362,9 @@ TimePoint Manager::next_wakeup(TimePoint now, SteadyPoint mono) const {
     if (!fs->trimmable() || fs->paused || fs->in_flight) continue;
     // Waiting for idle disks or a busy disk: the next diskstats sample or
     // the other chunk's completion wakes the loop, not a timer.
-    const WaitReason reason = fs->wait.reason;
-    if (reason == WaitReason::DisksBusy || reason == WaitReason::DiskShared) continue;
-    if (reason == WaitReason::FleetSlot) {
+    const WaitingFor reason = fs->wait.reason;
+    if (reason == WaitingFor::DisksBusy || reason == WaitingFor::DiskShared) continue;
+    if (reason == WaitingFor::FleetSlot) {
       // The gate's answer wakes the loop; only going on alone is timed.
       if (const auto alone = fleet_local_at(*fs)) wake = std::min(wake, *alone);
       continue;

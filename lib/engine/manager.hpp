@@ -36,19 +36,24 @@ const char* to_string(FsState state);
 enum class ManagerState { Idle, Trimming, Paused };
 const char* to_string(ManagerState state);  // "idle", "trimming", "paused"
 
-// What a waiting or paused filesystem waits for: the bus's WaitingFor.
-enum class WaitingFor {
-  Nothing,
-  Due,
-  DisksBusy,
-  OutsideWindow,
-  DiskShared,
-  Paused,
-  Retry,
-  FleetSlot,
+// What a filesystem that wants to trim waits for: why the engine holds its
+// pass (Wait::reason), the bus's WaitingFor and the metrics' reason label.
+// Numbered from 0 without gaps: tests walk the values through to_string().
+enum class WaitingFor : std::uint8_t {
+  Nothing,        // not held up: trimming (pacing between chunks too), or not due
+  Due,            // due and nothing holds it up: it starts at the next chance
+  DisksBusy,      // foreground I/O: FsStatus::busy_disk is over FsStatus::busy_limit
+  OutsideWindow,  // the schedule's daily window is closed
+  DiskShared,     // another filesystem on the same disk has a chunk in flight
+  Paused,         // on request
+  Retry,          // its mount point vanished mid-chunk: looked at again shortly
+  FleetSlot,      // its backend's fleet-wide slots are all held, or etcd is silent
 };
-// The key for machines: "", "due", "disks_busy", "outside_window",
-// "disk_shared", "paused", "retry", "fleet_slot".
+// The value's word, the one list of them: its key on the bus, in the metrics
+// and in the Cockpit page's WAITING_WORDS (cockpit/format.js), "" for
+// Nothing; nullptr for a number that is no value. A value without its word
+// does not compile (-Wswitch); tests/unit/test_waiting_for.cpp holds the
+// page, org.trimd.trimd1(5) and the XML to these words.
 const char* to_string(WaitingFor what);
 
 // What `trimctl status` and the bus show of one filesystem.

@@ -81,7 +81,7 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
     pause = std::max(pause, budget - result.elapsed);
   }
   pass.not_before = mono + pause;
-  pass.backoff = WaitReason::Pacing;
+  pass.backoff = WaitingFor::Nothing;
   if (pass.cursor >= pass_end(fs.fs.geometry))
     finish_pass(fs, PassOutcome{PassResult::Success, {}}, now);
   else
@@ -116,7 +116,7 @@ void Manager::chunk_finished(const ChunkJob& job, const ChunkResult& result, Tim
                 fmt::format("{}: {}; retrying in {}", where, outcome.message,
                             format_duration(kRetryAfterGone)));
       fs.pass->not_before = mono + kRetryAfterGone;
-      fs.pass->backoff = WaitReason::GoneRetry;
+      fs.pass->backoff = WaitingFor::Retry;
       record_progress(fs);
       break;
     case TrimStatus::Error:

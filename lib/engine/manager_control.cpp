@@ -165,9 +165,10 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
     s.state = FsState::Trimming;
   } else if (fs.pass || fs.request || now >= fs.due) {
     s.state = FsState::Waiting;
-    s.state_reason = fs.wait.reason == WaitReason::None ? "due" : fs.wait.text();
-    s.waiting_for = fs.wait.waiting_for();
-    if (fs.wait.reason == WaitReason::DisksBusy) {
+    const bool held = holds_up(fs.wait.reason);
+    s.state_reason = held ? fs.wait.text() : "due";
+    s.waiting_for = held ? fs.wait.reason : WaitingFor::Due;
+    if (fs.wait.reason == WaitingFor::DisksBusy) {
       s.busy_disk = fs.wait.busy.disk;
       s.busy_limit = fs.wait.busy.limit;
     }

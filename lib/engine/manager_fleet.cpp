@@ -43,20 +43,20 @@ bool Manager::slot_allows(Tracked& fs, TimePoint now) {
       slot.backend = fs.policy.backend;
       slot.asked_at = now;
       fleet_gate_->ask(fs.fs.id, slot.backend, fs.fs.mount.mount_point);
-      set_wait(fs, Wait{WaitReason::FleetSlot, {}, asking_text(slot.backend)}, now);
+      set_wait(fs, Wait{WaitingFor::FleetSlot, {}, asking_text(slot.backend)}, now);
       return false;
     case Standing::Asked:
-      set_wait(fs, Wait{WaitReason::FleetSlot, {}, asking_text(slot.backend)}, now);
+      set_wait(fs, Wait{WaitingFor::FleetSlot, {}, asking_text(slot.backend)}, now);
       return false;
     case Standing::Waiting:
-      set_wait(fs, Wait{WaitReason::FleetSlot, {}, slot.detail}, now);
+      set_wait(fs, Wait{WaitingFor::FleetSlot, {}, slot.detail}, now);
       return false;
     case Standing::Unreachable: break;
   }
   const FleetConfig& fleet = *config_.fleet;
   const auto alone_at = fleet_local_at(fs);
   if (!alone_at || now < *alone_at) {
-    set_wait(fs, Wait{WaitReason::FleetSlot, {}, unreachable_text(slot)}, now);
+    set_wait(fs, Wait{WaitingFor::FleetSlot, {}, unreachable_text(slot)}, now);
     return false;
   }
   slot.standing = Standing::Local;
@@ -82,7 +82,7 @@ void Manager::give_back_slot(Tracked& fs, std::string_view why, TimePoint now) {
   else if (slot.standing != Standing::Local)
     fleet_waited_ += std::chrono::duration_cast<Duration>(now - slot.asked_at);
   slot = FleetSlot{};
-  if (fs.wait.reason == WaitReason::FleetSlot) set_wait(fs, Wait{}, now);
+  if (fs.wait.reason == WaitingFor::FleetSlot) set_wait(fs, Wait{}, now);
 }
 
 // When a filesystem waiting on a silent etcd goes on alone, if it will.
@@ -163,7 +163,7 @@ void Manager::fleet_restarted(TimePoint now) {
     if (fs->slot.standing == Standing::None) continue;
     fs->slot = FleetSlot{};
     fs->slot.revoked = fs->in_flight.has_value();
-    if (fs->wait.reason == WaitReason::FleetSlot) set_wait(*fs, Wait{}, now);
+    if (fs->wait.reason == WaitingFor::FleetSlot) set_wait(*fs, Wait{}, now);
     notify(*fs, now);
   }
 }

@@ -24,32 +24,18 @@ constexpr unsigned kMaxTimeoutsInARow = 10;
 
 std::string Wait::text() const {
   switch (reason) {
-    case WaitReason::None: return {};
-    case WaitReason::DisksBusy:
+    case WaitingFor::Nothing:
+    case WaitingFor::Due: return {};
+    case WaitingFor::DisksBusy:
       // The disk first: a progress bar at 80 columns keeps only the start.
       return "disk " + busy.disk + ": " + to_string(busy.limit);
-    case WaitReason::OutsideWindow: return "outside the trim window";
-    case WaitReason::DiskShared: return "another filesystem on the same disk is being trimmed";
-    case WaitReason::Paused: return "paused on request";
-    case WaitReason::Pacing: return "pausing between chunks";
-    case WaitReason::GoneRetry: return "the mount point changed; looking again shortly";
-    case WaitReason::FleetSlot: return detail;
+    case WaitingFor::OutsideWindow: return "outside the trim window";
+    case WaitingFor::DiskShared: return "another filesystem on the same disk is being trimmed";
+    case WaitingFor::Paused: return "paused on request";
+    case WaitingFor::Retry: return "the mount point changed; looking again shortly";
+    case WaitingFor::FleetSlot: return detail;
   }
   return {};
-}
-
-WaitingFor Wait::waiting_for() const {
-  switch (reason) {
-    case WaitReason::None: return WaitingFor::Due;
-    case WaitReason::DisksBusy: return WaitingFor::DisksBusy;
-    case WaitReason::OutsideWindow: return WaitingFor::OutsideWindow;
-    case WaitReason::DiskShared: return WaitingFor::DiskShared;
-    case WaitReason::Paused: return WaitingFor::Paused;
-    case WaitReason::Pacing: return WaitingFor::Nothing;
-    case WaitReason::GoneRetry: return WaitingFor::Retry;
-    case WaitReason::FleetSlot: return WaitingFor::FleetSlot;
-  }
-  return WaitingFor::Nothing;
 }
 
 LogFields event_fields(const DiscoveredFs& fs, const LogFields& extra) {
@@ -178,7 +164,7 @@ void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mo
   if (++pass.preempted_in_a_row >= 2) pass.shrink_cap = shrunk_after_preemption(job.range.len);
   idleness_.mark_busy(job.disks, now);
   pass.not_before = mono + fs.policy.chunk_pause;
-  pass.backoff = WaitReason::Pacing;
+  pass.backoff = WaitingFor::Nothing;
   log_event(EventId::PassPreempted, spdlog::level::debug,
             event_fields(fs.fs, {{"OFFSET", std::to_string(job.range.start)}}),
             fmt::format("{}: chunk at offset {} preempted ({} in a row)", fs.fs.mount.mount_point,
@@ -194,7 +180,7 @@ void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mo
   Pass& pass = *fs.pass;
   pass.shrink_cap = shrunk_after_preemption(job.range.len);
   pass.not_before = mono + std::max(fs.policy.chunk_pause, kRestAfterTimeout);
-  pass.backoff = WaitReason::Pacing;
+  pass.backoff = WaitingFor::Nothing;
   // The retry was no shorter: the planner cannot split it (one block group),
   // so only more time lets it finish.
   const bool could_not_shrink = pass.timed_out_len > 0 && job.range.len >= pass.timed_out_len;

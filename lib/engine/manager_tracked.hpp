@@ -15,24 +15,14 @@ namespace trimd {
 // the event's own `extra` fields.
 LogFields event_fields(const DiscoveredFs& fs, const LogFields& extra = {});
 
-// Why a filesystem that wants to trim does not right now.
-enum class WaitReason {
-  None,
-  DisksBusy,      // foreground I/O: which disk and which limit in Wait::busy
-  OutsideWindow,  // the schedule's daily window is closed
-  DiskShared,     // another filesystem on the same disk has a chunk in flight
-  Paused,         // on request
-  Pacing,         // the pause between chunks (chunk_pause, rate limit)
-  GoneRetry,      // the mount point vanished mid-chunk: looked at again later
-  FleetSlot,      // its backend's fleet-wide slots are taken, or etcd is silent
-};
-
+// Why a filesystem that wants to trim does not right now (manager.hpp has
+// the values): Nothing while it is not held up, pacing between chunks
+// included.
 struct Wait {
-  WaitReason reason = WaitReason::None;
+  WaitingFor reason = WaitingFor::Nothing;
   BusyDisk busy;       // for DisksBusy
   std::string detail;  // for FleetSlot: who holds the slots, or etcd's error
   std::string text() const;
-  WaitingFor waiting_for() const;  // FsStatus::waiting_for
 };
 
 // A TrimNow (or --once) that no pass has taken up yet.
@@ -58,10 +48,10 @@ struct Pass {
   std::uint64_t last_chunk_len = 0;  // 0 before the first chunk
   bool forced = false;               // asked for (TrimNow, --once), not just due
   bool ignore_idle = false;
-  bool cancel_requested = false;            // finished when the chunk in flight reports back
-  bool gentle = false;                      // overdue: trimming although the disks are busy
-  SteadyPoint not_before{};                 // pacing and retry backoff, on the monotonic clock
-  WaitReason backoff = WaitReason::Pacing;  // what not_before is for
+  bool cancel_requested = false;             // finished when the chunk in flight reports back
+  bool gentle = false;                       // overdue: trimming although the disks are busy
+  SteadyPoint not_before{};                  // pacing and retry backoff, on the monotonic clock
+  WaitingFor backoff = WaitingFor::Nothing;  // not_before: pacing (Nothing) or Retry
   // TrimStarted: sent once its first chunk has been handed out (pending
   // between the hand-out and the status that says "trimming").
   bool announced = false;
@@ -76,8 +66,8 @@ struct Pass {
 };
 
 // Waiting holds the pass up; pacing between chunks is part of trimming.
-inline bool holds_up(WaitReason reason) {
-  return reason != WaitReason::None && reason != WaitReason::Pacing;
+inline bool holds_up(WaitingFor reason) {
+  return reason != WaitingFor::Nothing && reason != WaitingFor::Due;
 }
 
 // A filesystem's place in its backend's fleet-wide queue (fleet_gate.hpp).

@@ -7,9 +7,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <thread>
 
 #include "bus_fixture.hpp"
 #include "trimd_log.hpp"
@@ -20,6 +23,30 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+// Stops `pid` (SIGSTOP) for `time` from when it has stopped, then continues
+// it, on every path; how long it was surely stopped, or nothing when it did
+// not stop within 10 s.
+std::optional<std::chrono::microseconds> hold_stopped(pid_t pid, std::chrono::milliseconds time) {
+  struct Continue {
+    pid_t pid;
+    ~Continue() { ::kill(pid, SIGCONT); }
+  } continue_on_exit{pid};
+  if (::kill(pid, SIGSTOP) != 0) return std::nullopt;
+  // Stopped when the parent hears so: every thread has taken the signal.
+  const auto stopped = wait_until(
+      [&] {
+        siginfo_t info{};
+        return ::waitid(P_PID, static_cast<id_t>(pid), &info, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+               info.si_pid == pid;
+      },
+      std::chrono::seconds{10}, std::chrono::milliseconds{2});
+  if (!stopped) return std::nullopt;
+  const auto since = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(time);  // the experiment: trimd held for this long
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                               since);
+}
 
 // A private bus and a config; each test starts trimd as it needs.
 class DaemonStartup : public ::testing::Test {
@@ -159,6 +186,32 @@ TEST_F(RealDaemon, AnswersVersionAndState) {
   auto state = busctl({"get-property", "org.trimd.trimd1", "/org/trimd/trimd1",
                        "org.trimd.trimd1.Manager", "State"});
   EXPECT_EQ(state.out, "s \"idle\"\n");
+}
+
+// While trimd is stopped (SIGSTOP) nothing it runs is on time: its diskstats
+// sample, due every sample_interval, waits from its due time until trimd runs
+// again, and EventLoopLatenessMaxUSec counts that wait: at least the time it
+// was held stopped less one interval.
+TEST_F(DaemonStartup, EventLoopLatenessMaxUSecCountsTheTimeTheLoopWasHeldUp) {
+  constexpr auto kSampleInterval = std::chrono::milliseconds{100};
+  write_config("[trim]\nenabled = false\n[idle]\nsample_interval = \"100ms\"\n");
+  start({}, "--bus-address=" + bus_->address());
+  ASSERT_TRUE(wait_for_name()) << log();
+  const auto lateness = [&] {
+    const auto got = busctl({"get-property", "org.trimd.trimd1", "/org/trimd/trimd1",
+                             "org.trimd.trimd1.Manager", "EventLoopLatenessMaxUSec"});
+    EXPECT_EQ(got.out.rfind("t ", 0), 0u) << got.out << got.err;
+    return std::chrono::microseconds{got.out.size() > 2 ? std::stoull(got.out.substr(2)) : 0};
+  };
+  const auto before = lateness();
+
+  const auto held = hold_stopped(trimd_->pid(), std::chrono::seconds{1});
+  ASSERT_TRUE(held) << "trimd did not stop on SIGSTOP";
+  std::chrono::microseconds after{0};
+  EXPECT_TRUE(wait_until([&] { return (after = lateness()) >= *held - kSampleInterval; },
+                         std::chrono::seconds{10}))
+      << "held " << held->count() << " us; lateness before " << before.count() << " us, after "
+      << after.count() << " us";
 }
 
 TEST_F(RealDaemon, GetFleetWithoutAFleetSectionIsNotSupported) {

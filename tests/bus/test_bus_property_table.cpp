@@ -1,5 +1,6 @@
 // The introspection XML is the API. trimd's property tables make the values
-// and the PropertiesChanged announcements; trimctl's readers take them in.
+// and the PropertiesChanged announcements; trimctl's readers and its --json,
+// generated from the XML, take them in.
 // A property added to the XML and missed by a table, or left in a table after
 // it left the XML, fails here, not in a user's `trimctl status`.
 #include <gmock/gmock.h>
@@ -14,6 +15,8 @@
 
 #include "bus_property_table.hpp"
 #include "client.hpp"
+#include "json.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -85,8 +88,10 @@ TEST(PropertyTable, EveryFilesystemValueHasTheTypeTheXmlSays) {
 
 TEST(PropertyTable, EveryManagerValueHasTheTypeTheXmlSays) {
   const trimd::Manager manager(trimd::Config{}, trimd::StateMap{}, trimd::Clock::now());
+  const trimd::EventLoop loop;
   for (const auto& property : xml_properties(kManager))
-    EXPECT_EQ(signature(trimd::bus::manager_property(manager, property.name)), property.type)
+    EXPECT_EQ(signature(trimd::bus::manager_property({manager, loop}, property.name)),
+              property.type)
         << property.name;
 }
 
@@ -95,6 +100,14 @@ TEST(PropertyTable, TrimctlReadsEveryPropertyOfTheXmlAndNoOther) {
               UnorderedElementsAreArray(names(xml_properties(kFilesystem))));
   EXPECT_THAT(trimctl::manager_properties_read(),
               UnorderedElementsAreArray(names(xml_properties(kManager))));
+}
+
+// trimctl's --json: a member per property (and the object path), none lost
+// to a name two properties share.
+TEST(PropertyTable, TrimctlJsonHasOneMemberPerPropertyOfTheXml) {
+  EXPECT_EQ(trimctl::manager_json(trimctl::ManagerInfo{}).size(), xml_properties(kManager).size());
+  EXPECT_EQ(trimctl::filesystem_json(trimctl::FilesystemInfo{}).size(),
+            xml_properties(kFilesystem).size() + 1);
 }
 
 TEST(PropertyTable, AChangeOfWhatAFilesystemWaitsForIsAnnounced) {

@@ -7,7 +7,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "trimd1_adaptor.h"
 
@@ -39,8 +41,7 @@ class Backend {
   virtual void take_over(const std::vector<std::string>& mount_points) = 0;
   virtual void hand_back(const std::vector<std::string>& mount_points) = 0;
   virtual FakeFilesystem filesystem(const std::string& path) const = 0;
-  virtual std::string manager_state() const = 0;
-  virtual uint64_t bytes_trimmed_total() const = 0;
+  virtual trimctl::ManagerInfo manager_info() const = 0;
   virtual std::vector<FakeFilesystem> all() const = 0;
   // Nothing: no [fleet] (GetFleet answers NotSupported).
   virtual std::optional<std::vector<trimctl::FleetClaim>> fleet() const = 0;
@@ -48,6 +49,19 @@ class Backend {
  protected:
   ~Backend() = default;
 };
+
+// The value of the property `name` of `info` (a ManagerInfo or a
+// FilesystemInfo), for the getters generated from the XML
+// (daemon/dbus/getters.cmake): the fake serves what trimctl reads back.
+template <typename T, typename Info>
+T property_of(const Info& info, std::string_view name) {
+  T found{};
+  trimctl::visit_properties(info, [&](std::string_view property, const char*, const auto& value) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, T>)
+      if (property == name) found = value;
+  });
+  return found;
+}
 
 // Does the work of a call, then replies: success, or the error it threw.
 template <typename Work>
@@ -98,13 +112,11 @@ class ManagerObject final
   void HandBack(sdbus::Result<>&& result, std::vector<std::string> mounts) override {
     answer(std::move(result), [&] { backend_.hand_back(mounts); });
   }
-  std::string Version() override { return "0.1.0"; }
-  std::string State() override { return backend_.manager_state(); }
-  uint64_t BytesTrimmedTotal() override { return backend_.bytes_trimmed_total(); }
-  uint64_t PassesTotal() override { return sum(&trimctl::LifetimeInfo::passes_total); }
-  uint64_t PreemptionsTotal() override { return sum(&trimctl::LifetimeInfo::preemptions_total); }
-  uint64_t PausesTotal() override { return sum(&trimctl::LifetimeInfo::pauses_total); }
-  uint64_t FailuresTotal() override { return sum(&trimctl::LifetimeInfo::failures_total); }
+  template <typename T>
+  T property_value(std::string_view name) {
+    return property_of<T>(backend_.manager_info(), name);
+  }
+#include "manager_getters.inc"
   std::vector<sdbus::Struct<std::string, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                             std::string, uint32_t>>
   GetHistory(const std::string& mount_point) override {
@@ -142,12 +154,6 @@ class ManagerObject final
     result.returnResults(out);
   }
 
-  uint64_t sum(uint64_t trimctl::LifetimeInfo::*field) const {
-    uint64_t total = 0;
-    for (const auto& fs : backend_.all()) total += fs.lifetime.*field;
-    return total;
-  }
-
   Backend& backend_;
 };
 
@@ -176,33 +182,11 @@ class FilesystemObject final
   void Cancel(sdbus::Result<>&& result) override {
     answer(std::move(result), [&] { backend_.cancel({fs().mount_point}); });
   }
-  std::string MountPoint() override { return fs().mount_point; }
-  std::string Device() override { return fs().device; }
-  std::string FsType() override { return fs().fs_type; }
-  std::string UUID() override { return fs().uuid; }
-  std::vector<std::string> BackingDisks() override { return fs().backing_disks; }
-  std::string State() override { return fs().state; }
-  std::string StateReason() override { return fs().state_reason; }
-  std::string WaitingFor() override { return fs().waiting_for; }
-  double Progress() override { return fs().progress; }
-  uint64_t Size() override { return fs().size; }
-  uint64_t LastTrimStart() override { return fs().last_trim_start; }
-  uint64_t LastTrimEnd() override { return fs().last_trim_end; }
-  std::string LastResult() override { return fs().last_result; }
-  uint64_t LastBytesTrimmed() override { return fs().last_bytes_trimmed; }
-  uint64_t NextTrim() override { return fs().next_trim; }
-  bool InlineDiscard() override { return fs().inline_discard; }
-  std::string DiscardMode() override { return fs().discard_mode; }
-  std::string Takeover() override { return fs().takeover; }
-  std::string TakeoverReason() override { return fs().takeover_reason; }
-  uint64_t TakenOverSince() override { return fs().taken_over_since; }
-  uint64_t LastTrimDuration() override { return fs().last_trim_duration; }
-  uint64_t LastWaitDuration() override { return fs().last_wait_duration; }
-  uint64_t BytesTrimmedTotal() override { return fs().lifetime.bytes_trimmed_total; }
-  uint64_t PassesTotal() override { return fs().lifetime.passes_total; }
-  uint64_t PreemptionsTotal() override { return fs().lifetime.preemptions_total; }
-  uint64_t PausesTotal() override { return fs().lifetime.pauses_total; }
-  uint64_t FailuresTotal() override { return fs().lifetime.failures_total; }
+  template <typename T>
+  T property_value(std::string_view name) {
+    return property_of<T>(fs(), name);
+  }
+#include "filesystem_getters.inc"
 
   std::string path_;
   Backend& backend_;
@@ -299,8 +283,8 @@ struct FakeTrimd::Impl final : Backend {
       f.last_bytes_trimmed = f.next_bytes;
       f.last_wait_duration = f.next_wait_usec;
       f.last_trim_duration = f.next_usec - f.next_wait_usec;
-      f.lifetime.bytes_trimmed_total += f.next_bytes;
-      ++f.lifetime.passes_total;
+      f.bytes_trimmed_total += f.next_bytes;
+      ++f.passes_total;
       f.next_trim = now + 7ull * 24 * 3600 * 1000000;
     });
     {
@@ -382,13 +366,21 @@ struct FakeTrimd::Impl final : Backend {
     ++reads;
     return filesystems.at(path);
   }
-  std::string manager_state() const override {
+  // Its totals are the filesystems' but for the bytes: those of the passes
+  // it played.
+  trimctl::ManagerInfo manager_info() const override {
     std::lock_guard lock(mutex);
-    return state;
-  }
-  uint64_t bytes_trimmed_total() const override {
-    std::lock_guard lock(mutex);
-    return total;
+    trimctl::ManagerInfo info;
+    info.version = "0.1.0";
+    info.state = state;
+    info.bytes_trimmed_total = total;
+    for (const auto& [path, fs] : filesystems) {
+      info.passes_total += fs.passes_total;
+      info.preemptions_total += fs.preemptions_total;
+      info.pauses_total += fs.pauses_total;
+      info.failures_total += fs.failures_total;
+    }
+    return info;
   }
   std::vector<FakeFilesystem> all() const override {
     std::lock_guard lock(mutex);

@@ -14,7 +14,8 @@
 namespace trimctl_test {
 
 // What the fake serves is what trimctl reads back: the client's own structs
-// (ctl/client.hpp), so a property added there is one the fake can serve.
+// (ctl/client.hpp), generated from the XML like the fake's getters, so every
+// property of the XML is one the fake serves (0 or empty unless a test sets it).
 using FakePass = trimctl::PassInfo;  // its mount_point is left empty
 
 struct FakeFilesystem : trimctl::FilesystemInfo {

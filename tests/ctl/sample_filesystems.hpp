@@ -50,6 +50,7 @@ inline FakeFilesystem data_filesystem(uint64_t now) {
   fs.backing_disks = {"sdb"};
   fs.state = "waiting";
   fs.state_reason = "disk sdb is busy";
+  fs.waiting_for = "disks_busy";
   fs.size = 2ull << 40;
   fs.next_trim = now - 600 * kUsecPerSecond;  // due ten minutes ago
   fs.inline_discard = true;

@@ -23,7 +23,11 @@ std::vector<FakeFilesystem> fixed_filesystems() {
   FakeFilesystem& fast = filesystems.front();
   fast.history = {FakePass{"", kEpoch - 7 * kDay, kEpoch - 7 * kDay + 60 * kUsecPerSecond,
                            8 * kUsecPerSecond, 52 * kUsecPerSecond, 1ull << 30, "success", 3}};
-  fast.lifetime = {7ull << 30, 12, 5, 3, 1};
+  fast.bytes_trimmed_total = 7ull << 30;
+  fast.passes_total = 12;
+  fast.preemptions_total = 5;
+  fast.pauses_total = 3;
+  fast.failures_total = 1;
 
   FakeFilesystem odd;
   odd.id = "odd";

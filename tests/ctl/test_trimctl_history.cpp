@@ -17,11 +17,11 @@ class TrimctlHistory : public TrimctlTest {
                              8 * kUsecPerSecond, 52 * kUsecPerSecond, 1ull << 30, "success", 3},
                     FakePass{"", start, fast.last_trim_end, 20 * kUsecPerSecond, 0, kFastLastBytes,
                              "failed: Input/output error", 0}};
-    fast.lifetime.bytes_trimmed_total = 7ull << 30;
-    fast.lifetime.passes_total = 12;
-    fast.lifetime.preemptions_total = 5;
-    fast.lifetime.pauses_total = 3;
-    fast.lifetime.failures_total = 1;
+    fast.bytes_trimmed_total = 7ull << 30;
+    fast.passes_total = 12;
+    fast.preemptions_total = 5;
+    fast.pauses_total = 3;
+    fast.failures_total = 1;
     return filesystems;
   }
 };

@@ -1,0 +1,116 @@
+# The properties of one interface of the introspection XML, for the code
+# generators beside this file (getters.cmake, client_properties.cmake):
+#   trimd_xml_properties(XML_TEXT INTERFACE PREFIX)
+# sets, in the caller's scope, PREFIX_NAMES (the property names, in the XML's
+# order) and for each NAME:
+#   PREFIX_NAME_TYPE       the D-Bus signature ("t")
+#   PREFIX_NAME_CXX        its C++ type ("uint64_t")
+#   PREFIX_NAME_MEMBER     a C++ member name: NAME in snake_case ("bytes_trimmed_total")
+#   PREFIX_NAME_JSON       trimctl's --json member: the annotation
+#                          org.trimd.trimd1.JsonMember, else the member name
+#   PREFIX_NAME_SIGNALLED  FALSE when org.freedesktop.DBus.Property.EmitsChangedSignal
+#                          is "false" or "const" (PropertiesChanged never carries it)
+# A D-Bus type the API does not use stops the build: say here what it is in C++.
+
+# "BytesTrimmedTotal" -> "bytes_trimmed_total", "UUID" -> "uuid",
+# "EventLoopLatenessMaxUSec" -> "event_loop_lateness_max_usec" (systemd's USec).
+function(trimd_snake_case name out)
+  string(REPLACE "USec" "Usec" text "${name}")
+  string(REGEX REPLACE "([a-z0-9])([A-Z])" "\\1_\\2" text "${text}")
+  string(REGEX REPLACE "([A-Z])([A-Z][a-z])" "\\1_\\2" text "${text}")
+  string(TOLOWER "${text}" text)
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(trimd_cxx_type signature out)
+  if(signature STREQUAL "s")
+    set(cxx "std::string")
+  elseif(signature STREQUAL "t")
+    set(cxx "uint64_t")
+  elseif(signature STREQUAL "d")
+    set(cxx "double")
+  elseif(signature STREQUAL "b")
+    set(cxx "bool")
+  elseif(signature STREQUAL "as")
+    set(cxx "std::vector<std::string>")
+  else()
+    set(cxx "")
+  endif()
+  set(${out} "${cxx}" PARENT_SCOPE)
+endfunction()
+
+# The value of annotation `name` in `element` (empty when it has none).
+function(trimd_annotation element name out)
+  string(REPLACE "." "\\." pattern "${name}")
+  set(value "")
+  if(element MATCHES "<annotation name=\"${pattern}\" value=\"([^\"]*)\"")
+    set(value "${CMAKE_MATCH_1}")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
+function(trimd_xml_properties xml interface prefix)
+  string(FIND "${xml}" "<interface name=\"${interface}\">" start)
+  if(start EQUAL -1)
+    message(FATAL_ERROR "the XML has no interface ${interface}")
+  endif()
+  string(SUBSTRING "${xml}" ${start} -1 rest)
+  string(FIND "${rest}" "</interface>" end)
+  string(SUBSTRING "${rest}" 0 ${end} rest)
+
+  set(names "")
+  while(TRUE)
+    string(FIND "${rest}" "<property " at)
+    if(at EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${rest}" ${at} -1 rest)
+    # The element: up to "/>" when it has no children, else to </property>.
+    string(FIND "${rest}" ">" tag_end)
+    math(EXPR before_tag_end "${tag_end} - 1")
+    string(SUBSTRING "${rest}" ${before_tag_end} 1 slash)
+    if(slash STREQUAL "/")
+      math(EXPR element_end "${tag_end} + 1")
+    else()
+      string(FIND "${rest}" "</property>" element_end)
+    endif()
+    string(SUBSTRING "${rest}" 0 ${element_end} element)
+    string(SUBSTRING "${rest}" ${element_end} -1 rest)
+
+    if(NOT element MATCHES "^<property name=\"([A-Za-z0-9]+)\" type=\"([a-z]+)\"")
+      message(FATAL_ERROR "${interface}: a <property> without name=\"...\" type=\"...\" first")
+    endif()
+    set(name "${CMAKE_MATCH_1}")
+    set(type "${CMAKE_MATCH_2}")
+    trimd_cxx_type("${type}" cxx)
+    if(cxx STREQUAL "")
+      message(FATAL_ERROR "${interface}.${name}: type '${type}' has no C++ type in xml_properties.cmake")
+    endif()
+    trimd_snake_case("${name}" member)
+    trimd_annotation("${element}" "org.trimd.trimd1.JsonMember" json)
+    if(json STREQUAL "")
+      set(json "${member}")
+    endif()
+    trimd_annotation("${element}" "org.freedesktop.DBus.Property.EmitsChangedSignal" emits)
+    set(signalled TRUE)
+    if(emits STREQUAL "false" OR emits STREQUAL "const")
+      set(signalled FALSE)
+    endif()
+
+    list(APPEND names "${name}")
+    set(${prefix}_${name}_TYPE "${type}" PARENT_SCOPE)
+    set(${prefix}_${name}_CXX "${cxx}" PARENT_SCOPE)
+    set(${prefix}_${name}_MEMBER "${member}" PARENT_SCOPE)
+    set(${prefix}_${name}_JSON "${json}" PARENT_SCOPE)
+    set(${prefix}_${name}_SIGNALLED "${signalled}" PARENT_SCOPE)
+  endwhile()
+  set(${prefix}_NAMES "${names}" PARENT_SCOPE)
+endfunction()
+
+# Writes `code` to `out`, touching the file only when it changes, so that an
+# edit to a comment in the XML recompiles nothing.
+function(trimd_write_if_changed out code)
+  file(WRITE "${out}.new" "${code}")
+  configure_file("${out}.new" "${out}" COPYONLY)
+  file(REMOVE "${out}.new")
+endfunction()
