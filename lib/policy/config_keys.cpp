@@ -1,7 +1,7 @@
 // Every key of trimd.toml, one line each: its table, name, type, default, a
 // line of doc, where it may be set, and how its value is read and applied.
 // Adding a key is a line here, its field, its entry in trimd.toml(5) and its
-// line in config/trimd.toml (docs/HACKING-policy-key.md).
+// line in config/trimd.toml (HACKING.md, "Add a policy key").
 #include "config_keys.hpp"
 
 #include <algorithm>
