@@ -2,7 +2,7 @@
 // from the engine's state. The adaptors' getters (generated from the XML,
 // daemon/dbus/getters.cmake) and the PropertiesChanged announcements both read
 // these tables, so a new property is the XML, one line here and the man page
-// (docs/HACKING-bus-property.md); tests/bus/test_bus_property_table.cpp holds
+// (HACKING.md, "Add a bus property"); tests/bus/test_bus_property_table.cpp holds
 // the tables to the XML.
 #pragma once
 
