@@ -307,13 +307,16 @@ std::vector<PassInfo> Client::history(const std::string& mount_point) {
   return out;
 }
 
-std::vector<FleetClaim> Client::fleet() {
-  const auto entries = impl_->call([&] { return impl_->manager->GetFleet(); });
-  std::vector<FleetClaim> out;
-  for (const auto& e : entries)
-    out.push_back(FleetClaim{e.get<0>(), e.get<1>(), e.get<2>(), e.get<3>(), e.get<4>(), e.get<5>(),
-                             e.get<6>()});
-  return out;
+FleetView Client::fleet() {
+  const auto [backends, claims] = impl_->call([&] { return impl_->manager->GetFleetView(); });
+  FleetView view;
+  for (const auto& b : backends)
+    view.backends.push_back(FleetBackend{b.get<0>(), b.get<1>(), b.get<2>(), b.get<3>(), b.get<4>(),
+                                         b.get<5>(), b.get<6>(), b.get<7>()});
+  for (const auto& e : claims)
+    view.claims.push_back(FleetClaim{e.get<0>(), e.get<1>(), e.get<2>(), e.get<3>(), e.get<4>(),
+                                     e.get<5>(), e.get<6>(), e.get<7>()});
+  return view;
 }
 
 void Client::subscribe(EventSink& sink) {

@@ -55,7 +55,8 @@ struct PassInfo {
   uint32_t preemptions = 0;
 };
 
-// One claim on a shared backend's slots (GetFleet).
+// One claim on a shared backend's slots (GetFleetView): position 0 and a
+// note for a key that does not count; a note for one whose names are unknown.
 struct FleetClaim {
   std::string backend;
   uint32_t max_concurrent = 0;
@@ -64,6 +65,24 @@ struct FleetClaim {
   std::string mount_point;
   bool holds = false;
   bool ours = false;
+  std::string note;
+};
+
+// One backend's summary: what the rows leave out.
+struct FleetBackend {
+  std::string backend;
+  uint32_t max_concurrent = 0;
+  uint64_t counted = 0;   // claims that count, among those trimd read
+  uint64_t ignored = 0;   // keys that do not
+  uint64_t unread = 0;    // keys past the read's bound
+  uint64_t unlisted = 0;  // claims read but not in the rows
+  bool names_unread = false;
+  std::string error;
+};
+
+struct FleetView {
+  std::vector<FleetBackend> backends;
+  std::vector<FleetClaim> claims;
 };
 
 // One org.trimd.trimd1.Filesystem object.
@@ -153,7 +172,7 @@ class Client {
   void hand_back(const std::vector<std::string>& mount_points);
   // Oldest first; every remembered filesystem's for an empty mount point.
   std::vector<PassInfo> history(const std::string& mount_point);
-  std::vector<FleetClaim> fleet();
+  FleetView fleet();
 
   // From now on, trimd's signals and property changes go to `sink`; the
   // bus has the match rules when this returns, so nothing sent after it

@@ -1,7 +1,10 @@
-// trimctl fleet: the slots of every shared backend this host uses, read from
-// etcd through trimd (GetFleet): who holds them and who waits, in order.
+// trimctl fleet: the slots of every shared backend this host uses, as trimd
+// sees them in etcd (GetFleetView): who holds them and who waits, in order,
+// which keys under the prefix do not count and why, and what the page
+// leaves out. Hosts and mount points are other hosts' words: they reach the
+// terminal escaped (render_table, text_line).
 #include <cstdio>
-#include <map>
+#include <string>
 
 #include "commands.hpp"
 #include "json.hpp"
@@ -21,12 +24,21 @@ const std::vector<Column>& fleet_columns() {
   return kColumns;
 }
 
+bool counts(const FleetClaim& claim) { return claim.position > 0; }
+
 std::vector<Cell> claim_row(const FleetClaim& claim) {
+  const std::string slot = !counts(claim) ? "ignored" : claim.holds ? "holds" : "waits";
+  std::string mount = claim.mount_point;
+  if (claim.ours) mount += " (this trimd)";
+  if (!claim.note.empty()) mount += " (" + claim.note + ")";
   return {{claim.backend},
-          {std::to_string(claim.position)},
-          {claim.holds ? "holds" : "waits", "", claim.holds ? Color::Green : Color::None},
+          {counts(claim) ? std::to_string(claim.position) : "-"},
+          {slot, "",
+           claim.holds      ? Color::Green
+           : !counts(claim) ? Color::Yellow
+                            : Color::None},
           {claim.host},
-          {claim.mount_point + (claim.ours ? " (this trimd)" : "")}};
+          {mount}};
 }
 
 Json claim_json(const FleetClaim& claim) {
@@ -36,48 +48,66 @@ Json claim_json(const FleetClaim& claim) {
           {"host", claim.host},
           {"mount_point", claim.mount_point},
           {"holds_slot", claim.holds},
-          {"this_trimd", claim.ours}};
+          {"this_trimd", claim.ours},
+          {"counts", counts(claim)},
+          {"note", claim.note}};
 }
 
-// "pool-a: 2/2 slots held, 3 waiting" per backend, after the table.
-void print_summary(const std::vector<FleetClaim>& claims) {
-  std::map<std::string, std::pair<unsigned, unsigned>> held_waiting;
-  std::map<std::string, unsigned> max_of;
-  for (const auto& claim : claims) {
-    auto& [held, waiting] = held_waiting[claim.backend];
-    ++(claim.holds ? held : waiting);
-    max_of[claim.backend] = claim.max_concurrent;
-  }
-  for (const auto& [backend, counts] : held_waiting)
-    std::fputs(text_line(backend + ": " + std::to_string(counts.first) + "/" +
-                         std::to_string(max_of[backend]) + " slots held, " +
-                         std::to_string(counts.second) + " waiting")
-                   .c_str(),
-               stdout);
+Json backend_json(const FleetBackend& backend) {
+  return {{"backend", backend.backend},
+          {"max_concurrent", static_cast<uint64_t>(backend.max_concurrent)},
+          {"claims", backend.counted},
+          {"ignored", backend.ignored},
+          {"past_the_read", backend.unread},
+          {"not_listed", backend.unlisted},
+          {"names_unread", backend.names_unread},
+          {"error", backend.error}};
+}
+
+// "pool-a: 2/2 slots held, 3 waiting (1 not listed); 2 keys ignored", per
+// backend, after the table.
+std::string summary_of(const FleetBackend& backend) {
+  const auto held = std::min<uint64_t>(backend.counted, backend.max_concurrent);
+  std::string text = backend.backend + ": " + std::to_string(held) + "/" +
+                     std::to_string(backend.max_concurrent) + " slots held, " +
+                     std::to_string(backend.counted - held) + " waiting";
+  if (backend.unlisted > 0) text += " (" + std::to_string(backend.unlisted) + " not listed)";
+  if (backend.ignored > 0)
+    text += "; " + std::to_string(backend.ignored) + " key(s) ignored (they do not count)";
+  if (backend.unread > 0)
+    text += "; " + std::to_string(backend.unread) + " more key(s) past the read's bound";
+  if (backend.names_unread) text += "; names unknown (values over the bound)";
+  if (!backend.error.empty()) text += "; not read now: " + backend.error;
+  return text;
 }
 
 }  // namespace
 
 int fleet_command(Client& client, const Options& options) {
-  const auto claims = client.fleet();
+  const auto view = client.fleet();
   if (options.quiet) return kExitOk;
   if (options.json_output()) {
-    Json list = Json::array();
-    for (const auto& claim : claims) list.push_back(claim_json(claim));
-    std::printf("%s\n", json_text(Json{{"claims", list}}, options.json).c_str());
+    Json claims = Json::array();
+    for (const auto& claim : view.claims) claims.push_back(claim_json(claim));
+    Json backends = Json::array();
+    for (const auto& backend : view.backends) backends.push_back(backend_json(backend));
+    std::printf("%s\n",
+                json_text(Json{{"claims", claims}, {"backends", backends}}, options.json).c_str());
     return kExitOk;
   }
-  if (claims.empty()) {
+  if (view.claims.empty()) {
     if (options.legend)
       std::printf("No filesystem of this host's backends waits for or holds a slot.\n");
     return kExitOk;
   }
   std::vector<std::vector<Cell>> rows;
-  for (const auto& claim : claims) rows.push_back(claim_row(claim));
+  for (const auto& claim : view.claims) rows.push_back(claim_row(claim));
   const TableStyle style{options.terminal.columns, options.full, options.legend,
                          options.terminal.colors};
   std::printf("%s", render_table(fleet_columns(), rows, style).c_str());
-  if (options.legend) print_summary(claims);
+  if (options.legend)
+    for (const auto& backend : view.backends)
+      std::fputs(text_line(summary_of(backend)).c_str(), stdout);
   return kExitOk;
 }
 

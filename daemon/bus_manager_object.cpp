@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "bus_errors.hpp"
 #include "bus_mount_points.hpp"
@@ -137,29 +138,71 @@ ManagerObject::GetHistory(const std::string& mount_point) {
   return out;
 }
 
-// Read-only: no authorization. Answered when etcd has (on the loop).
+namespace {
+
+// A report that has no rows to give, as the error the caller gets.
+std::optional<sdbus::Error> fleet_error(const fleet::FleetReport& report) {
+  using Status = fleet::FleetReport::Status;
+  switch (report.status) {
+    case Status::Ok: return std::nullopt;
+    case Status::NotConfigured:
+      return make_error(ErrorKind::NotSupported,
+                        "no [fleet] in the policy: passes are not coordinated");
+    case Status::Unreachable: return make_error(ErrorKind::Unavailable, "etcd: " + report.error);
+    case Status::Busy: return make_error(ErrorKind::Busy, "fleet: " + report.error);
+  }
+  return std::nullopt;
+}
+
+// The claim's note: why it does not count, or why its names are unknown.
+std::string claim_note(fleet::ClaimFault fault) {
+  return fault == fleet::ClaimFault::None ? std::string() : fleet::to_string(fault);
+}
+
+}  // namespace
+
+// Read-only: no authorization. Answered from the coordinator's views (on
+// the loop), bounded whatever etcd holds (fleet_report.hpp).
 void ManagerObject::GetFleet(
     sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
                                             std::string, bool, bool>>>&& result) {
   // std::function wants a copyable callback; the reply object is move-only.
   auto reply = std::make_shared<std::decay_t<decltype(result)>>(std::move(result));
   commands_.control().fleet_report([reply](fleet::FleetReport report) {
-    using Status = fleet::FleetReport::Status;
-    if (report.status == Status::NotConfigured)
-      return reply->returnError(make_error(ErrorKind::NotSupported,
-                                           "no [fleet] in the policy: passes are not coordinated"));
-    if (report.status == Status::Unreachable)
-      return reply->returnError(make_error(ErrorKind::Unavailable, "etcd: " + report.error));
-    if (report.status == Status::Busy)
-      return reply->returnError(make_error(ErrorKind::Busy, "fleet: " + report.error));
+    if (auto error = fleet_error(report)) return reply->returnError(*error);
     std::vector<
         sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool>>
         claims;
     for (const auto& row : report.rows)
-      if (row.fault == fleet::ClaimFault::None)  // ignored keys: GetFleetView only
+      if (fleet::counts(row.fault))  // keys that do not count: GetFleetView only
         claims.emplace_back(bus_string(row.backend), row.max_concurrent, row.position,
                             bus_string(row.host), bus_string(row.mount_point), row.holds, row.ours);
     reply->returnResults(claims);
+  });
+}
+
+void ManagerObject::GetFleetView(
+    sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint64_t, uint64_t, uint64_t,
+                                            uint64_t, bool, std::string>>,
+                  std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
+                                            std::string, bool, bool, std::string>>>&& result) {
+  auto reply = std::make_shared<std::decay_t<decltype(result)>>(std::move(result));
+  commands_.control().fleet_report([reply](fleet::FleetReport report) {
+    if (auto error = fleet_error(report)) return reply->returnError(*error);
+    std::vector<sdbus::Struct<std::string, uint32_t, uint64_t, uint64_t, uint64_t, uint64_t, bool,
+                              std::string>>
+        backends;
+    for (const auto& b : report.backends)
+      backends.emplace_back(bus_string(b.backend), b.max_concurrent, b.counted, b.ignored, b.unread,
+                            b.unlisted, b.names_unread, bus_string(b.error));
+    std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool,
+                              std::string>>
+        claims;
+    for (const auto& row : report.rows)
+      claims.emplace_back(bus_string(row.backend), row.max_concurrent, row.position,
+                          bus_string(row.host), bus_string(row.mount_point), row.holds, row.ours,
+                          claim_note(row.fault));
+    reply->returnResults(backends, claims);
   });
 }
 

@@ -56,6 +56,12 @@ class ManagerObject final : public ManagerAdaptor {
   void GetFleet(
       sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
                                               std::string, bool, bool>>>&& result) override;
+  void GetFleetView(
+      sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint64_t, uint64_t, uint64_t,
+                                              uint64_t, bool, std::string>>,
+                    std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
+                                              std::string, bool, bool, std::string>>>&& result)
+      override;
 
   ManagerSources sources() const { return {commands_.manager(), loop_}; }
 

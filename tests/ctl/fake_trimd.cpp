@@ -1,7 +1,9 @@
 #include "fake_trimd.hpp"
 
 #include <sdbus-c++/sdbus-c++.h>
+#include <algorithm>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -44,7 +46,7 @@ class Backend {
   virtual trimctl::ManagerInfo manager_info() const = 0;
   virtual std::vector<FakeFilesystem> all() const = 0;
   // Nothing: no [fleet] (GetFleet answers NotSupported).
-  virtual std::optional<std::vector<trimctl::FleetClaim>> fleet() const = 0;
+  virtual std::optional<trimctl::FleetView> fleet() const = 0;
 
  protected:
   ~Backend() = default;
@@ -140,18 +142,44 @@ class ManagerObject final
   void GetFleet(
       sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
                                               std::string, bool, bool>>>&& result) override {
-    const auto claims = backend_.fleet();
-    if (!claims)
-      return result.returnError(
-          sdbus::Error("org.trimd.trimd1.Error.NotSupported",
-                       "no [fleet] in the policy: passes are not coordinated"));
+    const auto view = backend_.fleet();
+    if (!view) return result.returnError(no_fleet());
     std::vector<
         sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool>>
         out;
-    for (const auto& c : *claims)
-      out.emplace_back(c.backend, c.max_concurrent, c.position, c.host, c.mount_point, c.holds,
-                       c.ours);
+    for (const auto& c : view->claims)
+      if (c.position > 0)
+        out.emplace_back(c.backend, c.max_concurrent, c.position, c.host, c.mount_point, c.holds,
+                         c.ours);
     result.returnResults(out);
+  }
+
+  void GetFleetView(
+      sdbus::Result<std::vector<sdbus::Struct<std::string, uint32_t, uint64_t, uint64_t, uint64_t,
+                                              uint64_t, bool, std::string>>,
+                    std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string,
+                                              std::string, bool, bool, std::string>>>&& result)
+      override {
+    const auto view = backend_.fleet();
+    if (!view) return result.returnError(no_fleet());
+    std::vector<sdbus::Struct<std::string, uint32_t, uint64_t, uint64_t, uint64_t, uint64_t, bool,
+                              std::string>>
+        backends;
+    for (const auto& b : view->backends)
+      backends.emplace_back(b.backend, b.max_concurrent, b.counted, b.ignored, b.unread, b.unlisted,
+                            b.names_unread, b.error);
+    std::vector<sdbus::Struct<std::string, uint32_t, uint32_t, std::string, std::string, bool, bool,
+                              std::string>>
+        claims;
+    for (const auto& c : view->claims)
+      claims.emplace_back(c.backend, c.max_concurrent, c.position, c.host, c.mount_point, c.holds,
+                          c.ours, c.note);
+    result.returnResults(backends, claims);
+  }
+
+  static sdbus::Error no_fleet() {
+    return sdbus::Error("org.trimd.trimd1.Error.NotSupported",
+                        "no [fleet] in the policy: passes are not coordinated");
   }
 
   Backend& backend_;
@@ -206,7 +234,7 @@ struct FakeTrimd::Impl final : Backend {
   uint64_t total = 0;
   FakeCalls calls;
   std::optional<std::pair<std::string, std::string>> reload_error;
-  std::optional<std::vector<trimctl::FleetClaim>> fleet_claims;
+  std::optional<trimctl::FleetView> fleet_view;
   mutable std::atomic<uint64_t> reads{0};
 
   std::unique_ptr<sdbus::IConnection> connection;
@@ -389,9 +417,9 @@ struct FakeTrimd::Impl final : Backend {
     return out;
   }
 
-  std::optional<std::vector<trimctl::FleetClaim>> fleet() const override {
+  std::optional<trimctl::FleetView> fleet() const override {
     std::lock_guard lock(mutex);
-    return fleet_claims;
+    return fleet_view;
   }
 
   FilesystemObject& export_filesystem(const FakeFilesystem& fs) {
@@ -438,8 +466,32 @@ FakeCalls FakeTrimd::calls() const {
 uint64_t FakeTrimd::property_reads() const { return impl_->reads.load(); }
 
 void FakeTrimd::set_fleet(std::vector<trimctl::FleetClaim> claims) {
+  trimctl::FleetView view;
+  for (const auto& claim : claims) {
+    auto it = std::find_if(view.backends.begin(), view.backends.end(),
+                           [&](const auto& b) { return b.backend == claim.backend; });
+    if (it == view.backends.end())
+      it = view.backends.insert(
+          view.backends.end(),
+          trimctl::FleetBackend{claim.backend, claim.max_concurrent, 0, 0, 0, 0, false, ""});
+    if (claim.position == 0)
+      ++it->ignored;
+    else
+      it->counted = std::max<uint64_t>(it->counted, claim.position);  // a place implies those ahead
+  }
+  for (auto& backend : view.backends) {
+    const auto listed = std::count_if(claims.begin(), claims.end(), [&](const auto& c) {
+      return c.backend == backend.backend && c.position > 0;
+    });
+    backend.unlisted = backend.counted - static_cast<uint64_t>(listed);
+  }
+  view.claims = std::move(claims);
+  set_fleet(std::move(view));
+}
+
+void FakeTrimd::set_fleet(trimctl::FleetView view) {
   std::lock_guard lock(impl_->mutex);
-  impl_->fleet_claims = std::move(claims);
+  impl_->fleet_view = std::move(view);
 }
 
 void FakeTrimd::fail_reload_with(const std::string& error_name, const std::string& message) {

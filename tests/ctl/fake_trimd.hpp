@@ -64,8 +64,10 @@ class FakeTrimd {
   // has read the state (and so subscribed before, if it does).
   uint64_t property_reads() const;
 
-  // GetFleet's answer from now on (before: NotSupported, no [fleet]).
+  // GetFleet's and GetFleetView's answer from now on (before: NotSupported,
+  // no [fleet]); with claims alone, each backend's summary counts them.
   void set_fleet(std::vector<trimctl::FleetClaim> claims);
+  void set_fleet(trimctl::FleetView view);
   void fail_reload_with(const std::string& error_name, const std::string& message);
   // Announce as trimd does: PropertiesChanged, InterfacesAdded/Removed.
   void set_progress(const std::string& mount_point, double progress);

@@ -120,14 +120,15 @@ TEST_F(TrimctlHostileText, StatusJsonCarriesTheRawText) {
 }
 
 TEST_F(TrimctlHostileText, FleetEscapesAPeersHostAndMountPointAndKeepsThemRawInJson) {
-  fake_->set_fleet({{"pool-a", 1, 1, kTitleAndClear, kHostileMount, true, false},
-                    {"pool-a\x1b[8m", 1, 2, "here", "/mnt/fast", false, true}});
+  fake_->set_fleet({{"pool-a", 1, 1, kTitleAndClear, kHostileMount, true, false, ""},
+                    {"pool-a\x1b[8m", 1, 2, "here", "/mnt/fast", false, true, ""}});
   const auto result = trimctl({"fleet"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(first_unsafe_in(result.out), "") << result.out;
   EXPECT_NE(result.out.find(kTitleAndClearShown), std::string::npos) << result.out;
   EXPECT_NE(result.out.find(kOverwriteShown), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("pool-a\\x1b[8m: 0/1 slots held, 1 waiting"), std::string::npos)
+  EXPECT_NE(result.out.find("pool-a\\x1b[8m: 1/1 slots held, 1 waiting (1 not listed)"),
+            std::string::npos)
       << result.out;
   EXPECT_EQ(lines_of(result.out).size(), 5u) << result.out;  // header, 2 rows, 2 summaries
   for (const auto& line : lines_of(result.out)) EXPECT_NE(line.rfind("FAKE", 0), 0u) << line;
