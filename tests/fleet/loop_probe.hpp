@@ -27,6 +27,14 @@ class LoopProbe {
     timer_.arm_every(period_);
   }
 
+  // Forget what was measured: the thread's CPU from here on (a test that
+  // ran other work on this thread in between, say an etcd peer's calls).
+  void reset() {
+    last_cpu_ = thread_cpu();
+    due_ = std::chrono::steady_clock::now() + period_;
+    longest_busy_ = latest_ = Duration{};
+  }
+
   // The most CPU the loop's thread spent between two fires of the probe.
   Duration longest_busy() const { return longest_busy_; }
   // The most a fire came after its due time.
