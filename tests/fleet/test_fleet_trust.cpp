@@ -97,7 +97,7 @@ TEST_F(AFleetPeer, StuffingThePrefixWhileAnotherHoldsTheSlotNeitherGrantsItNorCu
 TEST_F(AFleetPeer, WithFiftyThousandKeysAheadAReportIsAPageAndReadsArePaced) {
   hold_the_slot();
   peer_->stuff("pool-a", "queue", 50000, 40);
-  probe_->reset();  // the peer's writes ran on this thread
+  probe_->reset();               // the peer's writes ran on this thread
   auto web3 = host("web3", 1h);  // no poll: only what the watch and the reports ask for
   web3->request("fs-a", "pool-a", "/srv");
   ASSERT_TRUE(run_until([&] { return told_kind("web3", SlotNews::Kind::Waiting); }, 30s))
