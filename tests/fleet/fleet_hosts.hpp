@@ -50,6 +50,7 @@ class FleetHost {
   TrimdProcess& trimd() { return *trimd_; }
   bool started() const { return trimd_.has_value(); }
   std::uint64_t allocated_bytes() const { return fs_.image.allocated_bytes(); }
+  std::string disk_name() const { return fs_.image.loop_name(); }  // "loop3", for its discards
   const PrivateBus& bus() const { return bus_; }
 
  private:
