@@ -16,7 +16,7 @@
         const tag = String(cockpit.language || "en").replace("_", "-");
         try {
             return Intl.getCanonicalLocales(tag)[0];
-        } catch (ex) { // a name Intl does not know: English, as the page
+        } catch { // a name Intl does not know: English, as the page
             return "en";
         }
     }
