@@ -100,8 +100,8 @@ def w1_section(w1, charts, _small_chunk, latency_ms):
                          *sent_cells(r.get("sent"), data.get("fstrim_discards")),
                          f(r["slowtrim"]["discard_ns"] / 1e9, 1)])
         out.append(table(["config", "rm+sync s", "× no discard", "write ms", "p99 ×",
-                          f"writes ≥ {latency_ms:g} ms", "read ms", "reclaimed after s", "alloc MiB", "× fstrim'd",
-                          "left for fstrim MiB", "+ stepped MiB", *SENT_HEADER, "discarding s"],
+                          f"writes ≥ {latency_ms:g} ms", "read ms", "reclaimed after s", "alloc MiB",
+                          "× fstrim'd", "left for fstrim MiB", "+ stepped MiB", *SENT_HEADER, "discarding s"],
                          rows))
         if c.get("trimd"):
             out.append("*trimd*: " + trimd_pass_line(c["trimd"]))
@@ -116,7 +116,8 @@ def w1_section(w1, charts, _small_chunk, latency_ms):
                "the discards of the fstrim'd twin's fstrim.\n")
     out.append("*reclaimed after*: from the start of `rm` until the backing file is back to the "
                "fstrim'd twin's floor (its allocation after fstrim over 64 MiB ranges, but for 1% "
-               "of what that freed); — = not within the run. *left for fstrim*: what an fstrim on the same image reclaimed afterwards; "
+               "of what that freed); — = not within the run. *left for fstrim*: what an fstrim on the "
+               "same image reclaimed afterwards; "
                "*+ stepped*: what fstrim over 64 MiB ranges reclaimed after that (xfs: a "
                "whole-AG FITRIM skips most small free extents, see the notes).\n")
     return "\n".join(out)

@@ -100,7 +100,8 @@ def w5_section(w5, charts, _small_chunk, latency_ms):
         w = r["probe"]["write"]
         done = r.get("done_at") or {}
         rows.append([name, " / ".join(f(w[k], 2) for k in ("p50", "p99", "max")),
-                     paired_p99(w5, name)[0] if name != "notrim" else "1", waited_share(r["probe_samples"], latency_ms),
+                     paired_p99(w5, name)[0] if name != "notrim" else "1",
+                     waited_share(r["probe_samples"], latency_ms),
                      f(r.get("reclaimed_s")), f(last_done_s(r)),
                      f"{len(done)}/{w5['hosts']}" if name != "notrim" else "—", at_once_cell(r),
                      r["slowtrim"]["discards"],
@@ -241,4 +242,3 @@ def targets(w5, target):
                           f"from the trimds' logs; partitions with I/O in flight, sampled: "
                           f"{r.get('max_hosts_discarding')}"))
     return out
-

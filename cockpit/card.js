@@ -4,6 +4,7 @@
 "use strict";
 
 (function (exports) {
+    const _ = cockpit.gettext;
     const f = window.trimdFormat;
     let serial = 0;
 
@@ -50,23 +51,23 @@
         progress.append(track, percent);
         const facts = el("dl", { class: "fs-facts" });
         const card = { path, root, title, badge, why, progress, bar, percent,
-                       device: fact(facts, "Device"), discard: fact(facts, "Discard"),
-                       last: fact(facts, "Last trim"), next: fact(facts, "Next trim"),
-                       lifetime: fact(facts, "Lifetime") };
+                       device: fact(facts, _("Device")), discard: fact(facts, _("Discard")),
+                       last: fact(facts, _("Last trim")), next: fact(facts, _("Next trim")),
+                       lifetime: fact(facts, _("Lifetime")) };
         const actionsBar = el("div", { class: "fs-actions", role: "group", "aria-labelledby": title.id });
-        card.trim = button("Trim now", "trim", "btn-primary", title.id);
+        card.trim = button(_("Trim now"), "trim", "btn-primary", title.id);
         card.ignoreIdle = el("input", { type: "checkbox", id: id + "-ignore-idle" });
         const check = el("label", { class: "check", for: id + "-ignore-idle" });
-        check.append(card.ignoreIdle, " Ignore idleness");
-        card.pause = button("Pause", "pause", null, title.id);
-        card.resume = button("Resume", "resume", null, title.id);
-        card.cancel = button("Cancel", "cancel", null, title.id);
-        card.takeOver = button("Take over", "take-over", null, title.id);
-        card.handBack = button("Hand back", "hand-back", null, title.id);
+        check.append(card.ignoreIdle, " ", _("Ignore idleness"));
+        card.pause = button(_("Pause"), "pause", null, title.id);
+        card.resume = button(_("Resume"), "resume", null, title.id);
+        card.cancel = button(_("Cancel"), "cancel", null, title.id);
+        card.takeOver = button(_("Take over"), "take-over", null, title.id);
+        card.handBack = button(_("Hand back"), "hand-back", null, title.id);
         card.historyToggle = el("button", { type: "button", class: "btn btn-link", "aria-expanded": "false",
                                             "aria-controls": id + "-history", "data-action": "history",
                                             "aria-describedby": title.id },
-                                "Show history");
+                                _("Show history"));
         actionsBar.append(card.trim, check, card.pause, card.resume, card.cancel, card.takeOver, card.handBack,
                     card.historyToggle);
         card.history = el("div", { id: id + "-history", class: "fs-history", hidden: "" });
@@ -87,16 +88,23 @@
 
     function lastTrim(p) {
         if (!p.LastTrimEnd)
-            return "never";
-        return f.relative(p.LastTrimEnd, Date.now()) + ": " + f.bytes(p.LastBytesTrimmed) + " in " +
-            f.duration(p.LastTrimDuration) + ", waited " + f.duration(p.LastWaitDuration) +
-            (p.LastResult && p.LastResult !== "success" ? " (" + p.LastResult + ")" : "");
+            return _("never");
+        const figures = [f.relative(p.LastTrimEnd, Date.now()), f.bytes(p.LastBytesTrimmed),
+            f.duration(p.LastTrimDuration), f.duration(p.LastWaitDuration)];
+        if (p.LastResult && p.LastResult !== "success")
+            return cockpit.format(_("$0: $1 in $2, waited $3 ($4)"), ...figures, f.result(p.LastResult));
+        return cockpit.format(_("$0: $1 in $2, waited $3"), ...figures);
     }
 
     function nextTrim(p) {
         if (p.NextTrim)
             return f.relative(p.NextTrim, Date.now());
-        return inPass(p) ? "after this pass" : "not scheduled";
+        return inPass(p) ? _("after this pass") : _("not scheduled");
+    }
+
+    function lifetime(p) {
+        const total = cockpit.format(_("$0 in $1"), f.bytes(p.BytesTrimmedTotal), f.passes(p.PassesTotal));
+        return p.PreemptionsTotal ? cockpit.format(_("$0, $1"), total, f.preempted(p.PreemptionsTotal)) : total;
     }
 
     function updateProgress(card, p) {
@@ -104,9 +112,9 @@
         const value = Math.round(100 * Math.min(Math.max(p.Progress || 0, 0), 1));
         card.progress.hidden = !show;
         card.progress.setAttribute("aria-valuenow", String(value));
-        card.progress.setAttribute("aria-label", "Progress of the pass on " + p.MountPoint);
+        card.progress.setAttribute("aria-label", cockpit.format(_("Progress of the pass on $0"), p.MountPoint));
         card.bar.style.width = value + "%";
-        card.percent.textContent = value + "%";
+        card.percent.textContent = f.percent(value / 100);
     }
 
     function updateButtons(card, p, canManage) {
@@ -132,18 +140,18 @@
         card.badge.textContent = f.stateTitle(p.State);
         card.badge.className = "badge state-" + p.State;
         const why = f.stateWhy(p);
-        card.why.textContent = why ? f.stateTitle(p.State) + ": " + why : "";
+        card.why.textContent = why ? cockpit.format(_("$0: $1"), f.stateTitle(p.State), why) : "";
         card.why.hidden = !why;
-        card.device.textContent = p.Device + " (" + p.FsType + ", " + f.bytes(p.Size) + ")";
-        card.device.title = (p.BackingDisks || []).length ? "disks: " + p.BackingDisks.join(", ") : "";
-        card.discard.textContent = f.discard(p) + (p.TakeoverReason ? ": " + p.TakeoverReason : "");
+        card.device.textContent = cockpit.format("$0 ($1, $2)", p.Device, p.FsType, f.bytes(p.Size));
+        card.device.title = (p.BackingDisks || []).length
+            ? cockpit.format(_("disks: $0"), p.BackingDisks.join(", ")) : "";
+        card.discard.textContent = p.TakeoverReason
+            ? cockpit.format(_("$0: $1"), f.discard(p), p.TakeoverReason) : f.discard(p);
         card.last.textContent = lastTrim(p);
         card.last.title = p.LastTrimEnd ? f.when(p.LastTrimEnd) : "";
         card.next.textContent = nextTrim(p);
         card.next.title = p.NextTrim ? f.when(p.NextTrim) : "";
-        card.lifetime.textContent = f.bytes(p.BytesTrimmedTotal) + " in " + f.count(p.PassesTotal, "pass", "passes") +
-            (p.PreemptionsTotal ? ", " + f.count(p.PreemptionsTotal, "chunk", "chunks") +
-                " preempted by foreground I/O" : "");
+        card.lifetime.textContent = lifetime(p);
         updateProgress(card, p);
         updateButtons(card, p, canManage);
     }

@@ -6,6 +6,7 @@
 "use strict";
 
 (function (exports) {
+    const _ = cockpit.gettext;
     const SVG = "http://www.w3.org/2000/svg";
     const WIDTH = 560;
     const HEIGHT = 180;
@@ -25,24 +26,16 @@
                  result: raw[6], preempted: raw[7] };
     }
 
-    // Short date for an axis label: "12-02 14:05".
-    function shortDate(usec) {
-        const d = new Date(Number(usec) / 1000);
-        const two = n => String(n).padStart(2, "0");
-        return two(d.getMonth() + 1) + "-" + two(d.getDate()) + " " + two(d.getHours()) + ":" +
-            two(d.getMinutes());
-    }
-
     function axisLabels(root, maxBytes, maxUsec) {
         const f = window.trimdFormat;
         const right = WIDTH - PAD.right;
         const bottom = HEIGHT - PAD.bottom;
         root.appendChild(svg("line", { x1: PAD.left, y1: bottom, x2: right, y2: bottom, class: "axis" }));
-        root.appendChild(svg("text", { x: PAD.left - 6, y: PAD.top + 4, class: "label bytes", "text-anchor": "end" },
+        root.appendChild(svg("text", { x: PAD.left - 6, y: PAD.top + 4, class: "label", "text-anchor": "end" },
                              f.bytes(maxBytes)));
-        root.appendChild(svg("text", { x: PAD.left - 6, y: bottom, class: "label bytes", "text-anchor": "end" }, "0"));
-        root.appendChild(svg("text", { x: right + 6, y: PAD.top + 4, class: "label time" }, f.duration(maxUsec)));
-        root.appendChild(svg("text", { x: right + 6, y: bottom, class: "label time" }, "0"));
+        root.appendChild(svg("text", { x: PAD.left - 6, y: bottom, class: "label", "text-anchor": "end" }, "0"));
+        root.appendChild(svg("text", { x: right + 6, y: PAD.top + 4, class: "label" }, f.duration(maxUsec)));
+        root.appendChild(svg("text", { x: right + 6, y: bottom, class: "label" }, "0"));
     }
 
     // The chart: an <svg role="img"> whose label sums it up.
@@ -61,13 +54,14 @@
             const h = plotH * e.bytes / maxBytes;
             const bar = svg("rect", { x: x + (slot - barW) / 2, y: PAD.top + plotH - h, width: barW,
                                       height: Math.max(h, 1), class: e.result === "success" ? "bar" : "bar other" });
-            bar.appendChild(svg("title", {}, shortDate(e.start) + ": " + f.bytes(e.bytes) + " in " +
-                                f.duration(e.trimming) + " (" + e.result + ")"));
+            bar.appendChild(svg("title", {}, cockpit.format(_("$0: $1 in $2 ($3)"), f.shortDate(e.start),
+                                                            f.bytes(e.bytes), f.duration(e.trimming),
+                                                            f.result(e.result))));
             root.appendChild(bar);
             points.push((x + slot / 2) + "," + (PAD.top + plotH - plotH * e.trimming / maxUsec));
             if (entries.length <= 6 || i % Math.ceil(entries.length / 6) === 0)
                 root.appendChild(svg("text", { x: x + slot / 2, y: HEIGHT - PAD.bottom + 16, class: "label",
-                                               "text-anchor": "middle" }, shortDate(e.start)));
+                                               "text-anchor": "middle" }, f.shortDate(e.start)));
         });
         root.appendChild(svg("polyline", { points: points.join(" "), class: "duration-line" }));
         points.forEach(p => {
@@ -75,8 +69,9 @@
             root.appendChild(svg("circle", { cx, cy, r: 3, class: "duration-dot" }));
         });
         axisLabels(root, maxBytes, maxUsec);
-        root.setAttribute("aria-label", entries.length + " passes; the largest trimmed " + f.bytes(maxBytes) +
-                          ", the longest took " + f.duration(maxUsec));
+        root.setAttribute("aria-label", cockpit.format(_("$0; the largest trimmed $1, the longest took $2"),
+                                                       f.passes(entries.length), f.bytes(maxBytes),
+                                                       f.duration(maxUsec)));
         return root;
     }
 
@@ -94,7 +89,8 @@
         const node = document.createElement("table");
         node.className = "history-table";
         const head = node.createTHead().insertRow();
-        ["Started", "Trimmed", "Trimming", "Waited", "Preempted", "Result"].forEach(t => cell(head, t, true));
+        [_("Started"), _("Trimmed"), _("Trimming"), _("Waited"), _("Preempted"), _("Result")]
+                .forEach(t => cell(head, t, true));
         const body = node.createTBody();
         entries.slice().reverse().forEach(e => {
             const row = body.insertRow();
@@ -103,7 +99,7 @@
             cell(row, f.duration(e.trimming));
             cell(row, f.duration(e.waited));
             cell(row, String(e.preempted));
-            cell(row, e.result);
+            cell(row, f.result(e.result));
         });
         return node;
     }
@@ -115,15 +111,20 @@
         container.dataset.passes = String(entries.length);
         if (entries.length === 0) {
             const p = document.createElement("p");
-            p.textContent = "No passes remembered yet.";
+            p.textContent = _("No passes remembered yet.");
             container.appendChild(p);
             return;
         }
         container.appendChild(chart(entries));
         const legend = document.createElement("p");
         legend.className = "history-legend";
-        legend.innerHTML = '<span class="key bar"></span> bytes trimmed per pass ' +
-            '<span class="key duration-line"></span> time trimming per pass';
+        const key = kind => {
+            const node = document.createElement("span");
+            node.className = "key " + kind;
+            return node;
+        };
+        legend.append(key("bar"), " ", _("bytes trimmed per pass"), " ", key("duration-line"), " ",
+                      _("time trimming per pass"));
         container.appendChild(legend);
         container.appendChild(table(entries));
     }

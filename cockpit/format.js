@@ -1,72 +1,110 @@
 /* trimd's Cockpit page: numbers and states in words.
  * Pure functions, no DOM and no bus: the page (trimd.js) and the chart
  * (chart.js) share them. Timestamps are microseconds since the epoch, as on
- * the bus (0 = never); sizes are bytes. */
+ * the bus (0 = never); sizes are bytes. Every word goes through
+ * cockpit.gettext (po/, docs/cockpit.md); sizes are Cockpit's
+ * cockpit.format_bytes, times and numbers the browser's Intl in the page's
+ * language (cockpit.language, set by a translation's po.js). */
 "use strict";
 
 (function (exports) {
-    const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    const _ = cockpit.gettext;
+    const N_ = cockpit.noop; // marks a word for the template; translated where shown
 
-    // 1536 -> "1.5 KiB": powers of 1024, as trimctl prints them.
-    function bytes(n) {
-        let value = Number(n) || 0;
-        let unit = 0;
-        while (value >= 1024 && unit < UNITS.length - 1) {
-            value /= 1024;
-            unit++;
+    // The page's language as a BCP 47 tag for Intl ("pt_BR" -> "pt-BR").
+    function locale() {
+        const tag = String(cockpit.language || "en").replace("_", "-");
+        try {
+            return Intl.getCanonicalLocales(tag)[0];
+        } catch { // a name Intl does not know: English, as the page
+            return "en";
         }
-        const digits = unit === 0 || value >= 100 ? 0 : 1;
-        return value.toFixed(digits) + " " + UNITS[unit];
     }
 
-    // A span in microseconds -> "850 ms", "4.2 s", "3 min 5 s", "2 h 10 min", "3 d 4 h".
+    // 1536 -> "1.50 KiB": Cockpit's powers of 1024, which stop at KiB; below
+    // it Cockpit 287 gives the number alone, so the bytes are named here.
+    function bytes(n) {
+        const value = Number(n) || 0;
+        if (value < 1024)
+            return cockpit.format(_("$0 B"), cockpit.format_number(value));
+        const text = cockpit.format_bytes(value, 1024);
+        return Array.isArray(text) ? text.join(" ") : text;
+    }
+
+    function unit(value, name, digits) {
+        return new Intl.NumberFormat(locale(), { style: "unit", unit: name, unitDisplay: "short",
+                                                 minimumFractionDigits: digits || 0,
+                                                 maximumFractionDigits: digits || 0 }).format(value);
+    }
+
+    const DURATION_PARTS = [[86400, "day"], [3600, "hour"], [60, "minute"], [1, "second"]];
+
+    // A span in microseconds, at most two units: "850 ms", "4.2 sec",
+    // "3 min 5 sec", "2 hr 10 min", "3 days 4 hr" (in English).
     function duration(usec) {
-        const ms = Number(usec) / 1000;
+        const ms = Number(usec) / 1000 || 0;
         if (ms < 1000)
-            return Math.round(ms) + " ms";
+            return unit(Math.round(ms), "millisecond");
         const s = ms / 1000;
         if (s < 60)
-            return (s < 10 ? s.toFixed(1) : Math.round(s)) + " s";
-        const parts = [[86400, "d"], [3600, "h"], [60, "min"], [1, "s"]];
+            return s < 10 ? unit(s, "second", 1) : unit(Math.round(s), "second");
         let rest = Math.round(s);
-        const words = [];
-        for (const [size, name] of parts) {
-            if (rest >= size && words.length < 2) {
-                words.push(Math.floor(rest / size) + " " + name);
+        const parts = [];
+        for (const [size, name] of DURATION_PARTS) {
+            if (rest >= size && parts.length < 2) {
+                parts.push(unit(Math.floor(rest / size), name));
                 rest %= size;
-            } else if (words.length > 0) {
+            } else if (parts.length > 0) {
                 break;
             }
         }
-        return words.join(" ");
+        return new Intl.ListFormat(locale(), { type: "unit", style: "narrow" }).format(parts);
     }
 
     const RELATIVE_STEPS = [[60, "second"], [3600, "minute"], [86400, "hour"],
         [7 * 86400, "day"], [30 * 86400, "week"], [365 * 86400, "month"], [Infinity, "year"]];
-    const SECONDS_PER = { second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400,
-                          month: 30 * 86400, year: 365 * 86400 };
+    const SECONDS_PER = {
+        second: 1, minute: 60, hour: 3600, day: 86400, week: 7 * 86400,
+        month: 30 * 86400, year: 365 * 86400,
+    };
 
-    // A timestamp relative to now: "3 minutes ago", "in 2 days"; "never" for 0.
+    // A timestamp relative to now: "3 minutes ago", "in 2 days"; within 10
+    // seconds "just now" or "now"; "never" for 0.
     function relative(usec, nowMs) {
         if (!usec)
-            return "never";
+            return _("never");
         const deltaS = (Number(usec) / 1000 - nowMs) / 1000;
         const size = Math.abs(deltaS);
-        let unit = "second";
-        for (const [limit, name] of RELATIVE_STEPS) {
-            unit = name;
+        let name = "second";
+        for (const [limit, step] of RELATIVE_STEPS) {
+            name = step;
             if (size < limit)
                 break;
         }
         if (size < 10)
-            return deltaS < 0 ? "just now" : "now";
-        const format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-        return format.format(Math.round(deltaS / SECONDS_PER[unit]), unit);
+            return deltaS < 0 ? _("just now") : _("now");
+        const format = new Intl.RelativeTimeFormat(locale(), { numeric: "auto" });
+        return format.format(Math.round(deltaS / SECONDS_PER[name]), name);
     }
 
-    // An absolute timestamp for tooltips: the browser's locale and time zone.
+    // An absolute timestamp for tooltips and the history table.
     function when(usec) {
-        return usec ? new Date(Number(usec) / 1000).toLocaleString() : "never";
+        if (!usec)
+            return _("never");
+        return new Intl.DateTimeFormat(locale(), { dateStyle: "medium", timeStyle: "medium" })
+                .format(new Date(Number(usec) / 1000));
+    }
+
+    // A short date for the chart's axis: month, day, hour and minute.
+    function shortDate(usec) {
+        return new Intl.DateTimeFormat(locale(), { month: "numeric", day: "numeric", hour: "numeric",
+                                                   minute: "2-digit" })
+                .format(new Date(Number(usec) / 1000));
+    }
+
+    // 0.42 -> "42%".
+    function percent(fraction) {
+        return new Intl.NumberFormat(locale(), { style: "percent" }).format(fraction);
     }
 
     // The page's words for each key of WaitingFor: the keys are trimd's list
@@ -74,28 +112,64 @@
     // tests/unit/test_waiting_for.cpp fails when this table has one too few
     // or too many.
     const WAITING_WORDS = {
-        disks_busy: "its disks are busy",
-        outside_window: "outside its time window",
-        disk_shared: "another filesystem on the same disk is being trimmed",
-        paused: "until resumed",
-        retry: "its device went away mid-pass; looking again shortly",
-        fleet_slot: "a slot of its shared backend (every slot is held elsewhere)",
-        due: "due: it starts at the next chance",
+        disks_busy: N_("its disks are busy"),
+        outside_window: N_("outside its time window"),
+        disk_shared: N_("another filesystem on the same disk is being trimmed"),
+        paused: N_("until resumed"),
+        retry: N_("its device went away mid-pass; looking again shortly"),
+        fleet_slot: N_("a slot of its shared backend (every slot is held elsewhere)"),
+        due: N_("due: it starts at the next chance"),
     };
 
     const STATE_TITLES = {
-        waiting: "Waiting",
-        scheduled: "Scheduled",
-        trimming: "Trimming",
-        paused: "Paused",
-        unsupported: "Not supported",
-        disabled: "Disabled",
-        error: "Error",
+        waiting: N_("Waiting"),
+        scheduled: N_("Scheduled"),
+        trimming: N_("Trimming"),
+        paused: N_("Paused"),
+        unsupported: N_("Not supported"),
+        disabled: N_("Disabled"),
+        error: N_("Error"),
     };
+
+    // The Manager's State in words.
+    const MANAGER_STATES = {
+        idle: N_("idle"),
+        trimming: N_("trimming"),
+        paused: N_("all paused"),
+    };
+
+    // A pass's LastResult in words ('failed: reason' keeps trimd's reason).
+    const RESULTS = {
+        success: N_("success"),
+        cancelled: N_("cancelled"),
+        unsupported: N_("unsupported"),
+    };
+
+    const TAKEOVER_WORDS = {
+        "taken-over": N_("taken over by trimd"),
+        inline: N_("left on (trimd advises against it)"),
+        ignored: N_("left on by policy"),
+        "not-possible": N_("cannot be taken over"),
+        failed: N_("takeover failed"),
+    };
+
+    // A word of a table, translated; a key the table lacks (newer trimd) as it is.
+    function word(table, key) {
+        return Object.hasOwn(table, key) ? _(table[key]) : key;
+    }
 
     // The state's title, as a badge: "Waiting", "Trimming", ...
     function stateTitle(state) {
-        return STATE_TITLES[state] || (state ? state : "Unknown");
+        return state ? word(STATE_TITLES, state) : _("Unknown");
+    }
+
+    function managerState(state) {
+        return word(MANAGER_STATES, state);
+    }
+
+    function result(text) {
+        const failed = /^failed: (.*)$/s.exec(text || "");
+        return failed ? cockpit.format(_("failed: $0"), failed[1]) : word(RESULTS, text);
     }
 
     // Why a filesystem is in its state, in words: the bus's StateReason when
@@ -103,32 +177,35 @@
     function stateWhy(fs) {
         if (fs.StateReason)
             return fs.StateReason;
-        if (fs.WaitingFor)
-            return WAITING_WORDS[fs.WaitingFor] || "waiting (" + fs.WaitingFor + ")";
+        if (fs.WaitingFor) {
+            return Object.hasOwn(WAITING_WORDS, fs.WaitingFor) ? _(WAITING_WORDS[fs.WaitingFor])
+                : cockpit.format(_("waiting ($0)"), fs.WaitingFor);
+        }
         if (fs.State === "disabled")
-            return "disabled by the policy";
+            return _("disabled by the policy");
         if (fs.State === "unsupported")
-            return "its device does not support discard";
+            return _("its device does not support discard");
         return "";
     }
 
-    // "sync", "async (btrfs)", "none"; with what trimd did about it.
+    // "inline (sync)", "async", "none"; with what trimd did about it.
     function discard(fs) {
-        const mode = fs.DiscardMode === "sync" ? "inline (sync)"
-            : fs.DiscardMode === "async" ? "async" : "none";
-        const takeover = {
-            "taken-over": "taken over by trimd",
-            inline: "left on (trimd advises against it)",
-            ignored: "left on by policy",
-            "not-possible": "cannot be taken over",
-            failed: "takeover failed",
-        }[fs.Takeover];
-        return takeover ? mode + ", " + takeover : mode;
+        const mode = fs.DiscardMode === "sync" ? _("inline (sync)")
+            : fs.DiscardMode === "async" ? _("async") : _("none");
+        if (!Object.hasOwn(TAKEOVER_WORDS, fs.Takeover))
+            return mode;
+        return cockpit.format(_("$0, $1"), mode, _(TAKEOVER_WORDS[fs.Takeover]));
     }
 
-    // "1 pass", "3 passes".
-    function count(n, one, many) {
-        return (Number(n) || 0) + " " + (Number(n) === 1 ? one : many);
+    function passes(n) {
+        const count = Number(n) || 0;
+        return cockpit.format(cockpit.ngettext("$0 pass", "$0 passes", count), count);
+    }
+
+    function preempted(n) {
+        const count = Number(n) || 0;
+        return cockpit.format(cockpit.ngettext("$0 chunk preempted by foreground I/O",
+                                               "$0 chunks preempted by foreground I/O", count), count);
     }
 
     // An org.trimd.trimd1.Error.X (or any D-Bus error) in words for people.
@@ -136,29 +213,34 @@
         const name = (ex && ex.name) || "";
         const message = (ex && ex.message) || String(ex);
         if (name.endsWith(".AccessDenied") || name === "org.freedesktop.DBus.Error.AccessDenied")
-            return "Not allowed: changing trimd needs administrative access " +
-                "(root, or polkit's org.trimd.trimd1.manage).";
+            return _("Not allowed: changing trimd needs administrative access (root, or polkit's org.trimd.trimd1.manage).");
         if (name.endsWith(".Busy"))
-            return "trimd is busy; try again shortly. " + message;
+            return cockpit.format(_("trimd is busy; try again shortly. $0"), message);
         if (name.endsWith(".ConfigInvalid"))
-            return "The policy file has an error; the old policy stays in force. " + message;
+            return cockpit.format(_("The policy file has an error; the old policy stays in force. $0"), message);
         if (name.endsWith(".NotSupported"))
-            return "Not possible: " + message;
+            return cockpit.format(_("Not possible: $0"), message);
         if (name.endsWith(".NotFound"))
-            return "Not found: " + message;
+            return cockpit.format(_("Not found: $0"), message);
         if (name === "org.freedesktop.DBus.Error.ServiceUnknown" ||
             name === "org.freedesktop.DBus.Error.NameHasNoOwner")
-            return "trimd is not running.";
+            return _("trimd is not running.");
         return message;
     }
 
+    exports.locale = locale;
     exports.bytes = bytes;
     exports.duration = duration;
     exports.relative = relative;
     exports.when = when;
+    exports.shortDate = shortDate;
+    exports.percent = percent;
     exports.stateTitle = stateTitle;
+    exports.managerState = managerState;
+    exports.result = result;
     exports.stateWhy = stateWhy;
     exports.discard = discard;
+    exports.passes = passes;
+    exports.preempted = preempted;
     exports.error = error;
-    exports.count = count;
 }(window.trimdFormat = {}));

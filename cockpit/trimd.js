@@ -4,6 +4,7 @@
 "use strict";
 
 (function () {
+    const _ = cockpit.gettext;
     const f = window.trimdFormat;
     const BUS_NAME = "org.trimd.trimd1";
     const MANAGER_PATH = "/org/trimd/trimd1";
@@ -40,8 +41,8 @@
         message.textContent = text;
         const close = document.createElement("button");
         close.type = "button";
-        close.className = "btn btn-link alert-close";
-        close.textContent = "Dismiss";
+        close.className = "btn btn-link";
+        close.textContent = _("Dismiss");
         close.addEventListener("click", () => box.remove());
         box.append(message, close);
         $("alerts").append(box);
@@ -74,8 +75,9 @@
         const m = link && link.manager;
         if (!running() || !m.valid)
             return;
-        $("manager-summary").textContent = "trimd " + m.Version + ": " + m.State + "; " +
-            f.bytes(m.BytesTrimmedTotal) + " trimmed in " + f.count(m.PassesTotal, "pass", "passes");
+        $("manager-summary").textContent = cockpit.format(_("trimd $0: $1; $2 trimmed in $3"), m.Version,
+                                                          f.managerState(m.State), f.bytes(m.BytesTrimmedTotal),
+                                                          f.passes(m.PassesTotal));
         $("page").dataset.managerState = m.State;
         $("paused-banner").hidden = m.State !== "paused";
     }
@@ -86,7 +88,7 @@
         item.dataset.state = p.State;
         const name = document.createElement("strong");
         name.textContent = p.MountPoint;
-        item.append(name, " (" + p.Device + ", " + p.FsType + "): " + f.stateWhy(p));
+        item.append(name, cockpit.format(" ($0, $1): $2", p.Device, p.FsType, f.stateWhy(p)));
         return item;
     }
 
@@ -96,7 +98,7 @@
         const alone = proxies.filter(p => p.valid && LEFT_ALONE.has(p.State))
                 .sort((a, b) => a.MountPoint.localeCompare(b.MountPoint));
         list.replaceChildren(...alone.map(leftAloneItem));
-        $("left-alone-count").textContent = String(alone.length);
+        $("left-alone-summary").textContent = cockpit.format(_("Left alone ($0)"), alone.length);
         $("left-alone").hidden = alone.length === 0;
     }
 
@@ -134,7 +136,7 @@
         renderLeftAlone();
         $("no-filesystems").hidden = page.cards.size > 0 || !running();
         const allowed = canManage();
-        document.querySelectorAll("header [data-manage]").forEach(b => { b.disabled = !allowed || !running() });
+        document.querySelectorAll(".page-header [data-manage]").forEach(b => { b.disabled = !allowed || !running() });
         $("start-trimd").disabled = !allowed;
         $("trim-all-ignore-idle").disabled = !allowed || !running();
         $("read-only-note").hidden = page.adminAllowed !== false || page.polkitAllowed;
@@ -163,7 +165,7 @@
     function toggleHistory(card, button) {
         const open = button.getAttribute("aria-expanded") !== "true";
         button.setAttribute("aria-expanded", String(open));
-        button.textContent = open ? "Hide history" : "Show history";
+        button.textContent = open ? _("Hide history") : _("Show history");
         card.history.hidden = !open;
         if (open)
             loadHistory(card);
@@ -180,10 +182,11 @@
         case "resume": return run(button, null, call("Resume", [], ""));
         case "cancel": return run(button, null, call("Cancel", [], ""));
         case "take-over":
-            return run(button, mountPoint[0] + " taken over: trimd trims it instead of inline discard.",
+            return run(button, cockpit.format(_("$0 taken over: trimd trims it instead of inline discard."),
+                                              mountPoint[0]),
                        () => callManager("TakeOver", [mountPoint], "as"));
         case "hand-back":
-            return run(button, mountPoint[0] + " handed back: inline discard is on again.",
+            return run(button, cockpit.format(_("$0 handed back: inline discard is on again."), mountPoint[0]),
                        () => callManager("HandBack", [mountPoint], "as"));
         case "history": return toggleHistory(card, button);
         }
@@ -193,12 +196,12 @@
         const systemd = cockpit.dbus("org.freedesktop.systemd1", { bus: "system", superuser: "try" });
         const start = () => systemd.call("/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
                                          "StartUnit", ["trimd.service", "replace"], { type: "ss" });
-        return run(button, "Starting trimd.service…", () =>
+        return run(button, _("Starting trimd.service…"), () =>
             Promise.resolve().then(start)
                     .catch(ex => {
-                        const why = ex.problem === "not-found" ? "systemd is not on the system bus"
+                        const why = ex.problem === "not-found" ? _("systemd is not on the system bus")
                             : f.error(ex);
-                        throw new Error("Could not start trimd.service: " + why);
+                        throw new Error(cockpit.format(_("Could not start trimd.service: $0"), why));
                     })
                     .finally(() => systemd.close()));
     }
@@ -214,7 +217,7 @@
         $("cancel-all").addEventListener("click", ev =>
             run(ev.target, null, () => callManager("Cancel", [[]], "as")));
         $("reload-policy").addEventListener("click", ev =>
-            run(ev.target, "Policy reloaded.", () => callManager("Reload", [], "")));
+            run(ev.target, _("Policy reloaded."), () => callManager("Reload", [], "")));
         $("start-trimd").addEventListener("click", ev => startTrimd(ev.target));
     }
 
@@ -243,7 +246,7 @@
         $("content").hidden = !owner;
         $("page").dataset.running = String(!!owner);
         if (!owner) {
-            $("manager-summary").textContent = "trimd is not running";
+            $("manager-summary").textContent = _("trimd is not running");
             dropCards();
             // The name's return went unreported in about one browser-tier run
             // in four (cockpit 287): look again with a fresh connection.
@@ -293,6 +296,10 @@
     }
 
     function init() {
+        // The words of index.html (translate="..."), and the page's language
+        // for screen readers: a translation's po.js sets cockpit.language.
+        cockpit.translate();
+        document.documentElement.lang = f.locale();
         wireToolbar();
         const permission = cockpit.permission({ admin: true });
         const update = () => {

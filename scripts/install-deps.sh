@@ -20,17 +20,18 @@ build_packages="
 # The test tiers: GoogleTest; real filesystems on loop devices (unit tests
 # make none); a private dbus-daemon and udev; the bench's FUSE disk and
 # charts; the boot tier's package build, Debian root and container; the RPM
-# spec check; the libFuzzer targets; clang-format (scripts/check-format.sh);
-# the fleet tier's etcd cluster and the certificates its TLS tests make;
-# the browser tier's Cockpit and headless Chromium (axe-core comes from npm,
-# below).
+# spec check; the libFuzzer targets; clang-format (scripts/check-format.sh)
+# and flake8 (scripts/check-lint.sh; its eslint comes from npm, below); the
+# fleet tier's etcd cluster and the certificates its TLS tests make; the
+# browser tier's Cockpit and headless Chromium (axe-core comes from npm,
+# below); gettext for the Cockpit page's translation template (cockpit_pot).
 test_packages="
   libgtest-dev libgmock-dev
   util-linux mount e2fsprogs xfsprogs btrfs-progs
   dbus udev systemd
   libfuse3-dev fuse3 python3 python3-matplotlib fio
   build-essential debhelper dpkg-dev lintian debootstrap systemd-container
-  rpm bash-completion ccache fdisk clang-format git
+  rpm bash-completion ccache fdisk clang-format flake8 git gettext
   clang libclang-rt-14-dev
   prometheus
   etcd-server etcd-client openssl
@@ -49,13 +50,17 @@ apt-get update -q -o Acquire::Languages=none
 # shellcheck disable=SC2086 # word splitting of the list is intended
 apt-get install -y -q --no-install-recommends $packages
 
-# The browser tier injects axe-core (npm; no Debian package has it) into the
-# page: the version pinned by tests/browser/package-lock.json, kept out of
-# the source tree. Needs the machine's node and npm.
+# From npm (no Debian package has them), at the versions their
+# package-lock.json pins, kept out of the source tree; needs the machine's
+# node and npm: axe-core, which the browser tier injects into the page
+# (tests/browser/), and eslint for scripts/check-lint.sh (scripts/lint/).
+npm_into() {
+  mkdir -p "$2"
+  cp "$1/package.json" "$1/package-lock.json" "$2/"
+  (cd "$2" && npm ci --no-audit --no-fund --loglevel=error)
+}
 if [ "${1:-}" = --test ]; then
-  browser_cache=/var/cache/trimd-browser
-  mkdir -p "$browser_cache"
-  cp "$(dirname "$0")/../tests/browser/package.json" "$(dirname "$0")/../tests/browser/package-lock.json" \
-    "$browser_cache/"
-  (cd "$browser_cache" && npm ci --no-audit --no-fund --loglevel=error)
+  top=$(dirname "$0")/..
+  npm_into "$top/tests/browser" /var/cache/trimd-browser
+  npm_into "$top/scripts/lint" /var/cache/trimd-lint
 fi

@@ -6,7 +6,8 @@
 #      (default here 30) on its seed corpus.
 # The boot tier (label boot) is part of step 1: it builds the .deb and boots
 # it in a Debian 12 container (tests/boot/).
-# Before building: every C++ file follows .clang-format (scripts/check-format.sh)
+# Before building: every C++ file follows .clang-format (scripts/check-format.sh),
+# the Python passes flake8 and the Cockpit page eslint (scripts/check-lint.sh).
 # Under CI=true a system test that lacks root, a loop device or a tool fails
 # instead of skipping.
 set -euo pipefail
@@ -17,6 +18,7 @@ cd "$top"
 [ "${TRIMD_SKIP_DEPS:-0}" = 1 ] || sh scripts/install-deps.sh --test
 
 scripts/check-format.sh
+scripts/check-lint.sh
 
 jobs=$(nproc)
 # Tests and bench explicitly on: the README's run command may have configured

@@ -29,8 +29,9 @@ class Params:
         default_factory=lambda: {"ext4": 2 * GiB, "xfs": 2 * GiB, "btrfs": 2 * GiB})
     w1_pairs: int = 30000         # files deleted; as many kept in between
     w1_sizes_kib: tuple = (4, 16)
-    w1_rm_repeats: int = 7        # rm + sync timings of no discard and trimd (median): one
-                                  # btrfs rm + sync varies 1.2-1.7 s twin to twin
+    # rm + sync timings of no discard and trimd (median): one btrfs rm + sync
+    # varies 1.2-1.7 s twin to twin
+    w1_rm_repeats: int = 7
     w1_async: bool = True         # btrfs discard=async too (its 120 s wait: full runs only)
     w2_image: int = 3 * GiB
     w2_pairs: int = 8192          # 1 GiB deleted, 1 GiB kept
@@ -93,8 +94,10 @@ class Params:
         return cls(quick=True, probe_seconds=probe_seconds, idle_window="2s", idle_window_s=2.0,
                    sample_interval="250ms", sample_interval_s=0.25, once_idle_window="1s",
                    small_chunk="16MiB",
-                   w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB, "btrfs": 320 * MiB}, w1_pairs=800, w1_rm_repeats=2, w1_async=False,
-                   w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2, w2_repeats=2,
+                   w1_image={"ext4": 128 * MiB, "xfs": 320 * MiB, "btrfs": 320 * MiB}, w1_pairs=800,
+                   w1_rm_repeats=2, w1_async=False,
+                   w2_image=256 * MiB, w2_pairs=256, w2_load_s=3.0, w2_lead_s=1.0, w2_reactions=2,
+                   w2_repeats=2,
                    fio_fs=("btrfs",), fio_jobs=("qd1-randwrite-fsync",), fio_rounds=1,
                    fio_seconds=2.0, fio_idle_window="1s", fio_idle_window_s=1.0, fio_async_jobs=(),
                    fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,

@@ -178,12 +178,12 @@ class SlowDisk:
     @contextlib.contextmanager
     def attached(self, partscan=False):
         os.makedirs(self.fuse_dir, exist_ok=True)
-        self.proc = spawn(EMULATOR_NICE + [self.binary, f"--model={self.model}",
-                           f"--queue-depth={self.queue_depth}",
-                           f"--discard-latency={self.latency_ms}",
-                           f"--per-mib={self.per_mib_ms}", f"--stats={self.stats_path}",
-                           "--stats-interval=1", self.backing, self.fuse_dir],
-                          log_path=self.log_path, stdout_path=self.log_path + ".out")
+        argv = EMULATOR_NICE + [self.binary, f"--model={self.model}",
+                                f"--queue-depth={self.queue_depth}",
+                                f"--discard-latency={self.latency_ms}",
+                                f"--per-mib={self.per_mib_ms}", f"--stats={self.stats_path}",
+                                "--stats-interval=1", self.backing, self.fuse_dir]
+        self.proc = spawn(argv, log_path=self.log_path, stdout_path=self.log_path + ".out")
         try:
             disk = os.path.join(self.fuse_dir, "disk")
             wait_until(lambda: os.path.exists(disk) or self.proc.poll() is not None, 15,

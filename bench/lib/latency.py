@@ -14,8 +14,9 @@ class Probe:
     """One probe run over `seconds`; `samples` once it has stopped."""
 
     def __init__(self, probe_file, seconds, out_csv, interval_ms=10.0):
-        self.args = EMULATOR_NICE + [sys.executable, PROBE, "--file", probe_file, "--seconds", f"{seconds:g}",
-                     "--interval-ms", f"{interval_ms:g}", "--out", out_csv]
+        self.args = EMULATOR_NICE + [sys.executable, PROBE, "--file", probe_file,
+                                     "--seconds", f"{seconds:g}", "--interval-ms", f"{interval_ms:g}",
+                                     "--out", out_csv]
         self.out_csv = out_csv
         self.seconds = seconds
         self.proc = None

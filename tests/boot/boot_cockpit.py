@@ -26,7 +26,8 @@ class CockpitLogin:
     def configure(self, root):
         dropin = root / "etc/systemd/system/cockpit.socket.d"
         dropin.mkdir(parents=True, exist_ok=True)
-        (dropin / "boot-test.conf").write_text(f"[Socket]\nListenStream=\nListenStream=127.0.0.1:{self.port}\n")
+        (dropin / "boot-test.conf").write_text(
+            f"[Socket]\nListenStream=\nListenStream=127.0.0.1:{self.port}\n")
         (root / "etc/cockpit/cockpit.conf").write_text("[WebService]\nAllowUnencrypted=true\n")
 
 

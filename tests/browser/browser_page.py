@@ -34,14 +34,16 @@ class Page:
     # ---- reading ----
 
     def card_attribute(self, mount, name):
-        return self.js(f"const c = document.querySelector('{CARD}'); return c ? c.dataset[arguments[0]] : null"
+        return self.js(f"const c = document.querySelector('{CARD}');"
+                       " return c ? c.dataset[arguments[0]] : null"
                        .format(mount), name)
 
     def card_state(self, mount):
         return self.card_attribute(mount, "state")
 
     def card_text(self, mount):
-        return self.js(f"const c = document.querySelector('{CARD}'); return c ? c.innerText : ''".format(mount))
+        return self.js(f"const c = document.querySelector('{CARD}'); return c ? c.innerText : ''"
+                       .format(mount))
 
     def summary(self):
         return self.js("return document.getElementById('manager-summary').textContent")
@@ -83,7 +85,8 @@ class Page:
 
     def button_visible(self, mount, action):
         selector = CARD.format(mount) + f' button[data-action="{action}"]'
-        return bool(self.js("const b = document.querySelector(arguments[0]); return !!b && !b.hidden", selector))
+        return bool(self.js("const b = document.querySelector(arguments[0]); return !!b && !b.hidden",
+                            selector))
 
     def enabled_manage_buttons(self):
         return self.js("return Array.from(document.querySelectorAll('button[data-manage]'))"

@@ -9,8 +9,8 @@ reports; the history chart shows the pass; Cancel ends a pass; Take over and
 Hand back on a filesystem mounted with discard change the bus's Takeover;
 Pause all (by keyboard) makes the Manager's State "paused" and Resume all
 clears it; a filesystem mounted while the page is open appears without a
-reload and goes on umount; axe-core finds no serious or critical violation; a session of user nobody sees the page
-read-only and an AccessDenied in words; trimd stopped shows "not running"
+reload and goes on umount; axe-core finds no serious or critical violation; a session of user nobody sees
+the page read-only and an AccessDenied in words; trimd stopped shows "not running"
 with a Start button, and its return brings the filesystems back. Screenshots
 of each state go to --artefacts.
 
@@ -110,7 +110,8 @@ def check_takeover(page, checks, bus, mount):
     page.click_card(mount, "take-over")
     taken = kit.wait_for(lambda: bus.get(path, FS, "Takeover") == "taken-over", 10)
     shown = kit.wait_for(lambda: page.button_visible(mount, "hand-back"), 10)
-    checks.check(offered and taken and shown, "Take over on the page: the bus says taken-over, Hand back is offered",
+    checks.check(offered and taken and shown,
+                 "Take over on the page: the bus says taken-over, Hand back is offered",
                  f"offered {offered}, Takeover {bus.get(path, FS, 'Takeover')}")
     page.click_card(mount, "hand-back")
     back = kit.wait_for(lambda: bus.get(path, FS, "Takeover") not in (None, "taken-over"), 10)
@@ -241,8 +242,8 @@ def main():
     parser.add_argument("--bus-config", required=True, help="the bus tier's test-bus.conf")
     parser.add_argument("--artefacts", required=True, type=Path, help="where screenshots go")
     parser.add_argument("--axe", type=Path,
-                        default=Path(os.environ.get("TRIMD_AXE_JS",
-                                                    "/var/cache/trimd-browser/node_modules/axe-core/axe.min.js")))
+                        default=Path(os.environ.get(
+                            "TRIMD_AXE_JS", "/var/cache/trimd-browser/node_modules/axe-core/axe.min.js")))
     args = parser.parse_args()
     reason = kit.missing_prerequisite(args.axe)
     if reason:
