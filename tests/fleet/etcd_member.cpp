@@ -49,10 +49,13 @@ MemberPlan plan_member(const std::string& name, const std::optional<ServerTls>& 
 namespace {
 
 std::vector<std::string> etcd_argv(const MemberPlan& plan, const std::filesystem::path& dir) {
+  std::string listen = plan.client_url;
+  for (const auto& address : plan.also_listen_on)
+    listen += ",http://" + address + plan.client_url.substr(plan.client_url.rfind(':'));
   std::vector<std::string> argv{"etcd",
                                 "--name=" + plan.name,
                                 "--data-dir=" + (dir / (plan.name + ".data")).string(),
-                                "--listen-client-urls=" + plan.client_url,
+                                "--listen-client-urls=" + listen,
                                 "--advertise-client-urls=" + plan.client_url,
                                 "--listen-peer-urls=" + plan.peer_url,
                                 "--initial-advertise-peer-urls=" + plan.peer_url,
@@ -174,10 +177,12 @@ void EtcdProcess::kill() {
   pid_ = -1;
 }
 
-EtcdMember::EtcdMember(std::optional<ServerTls> tls, std::vector<std::string> extra_args) {
+EtcdMember::EtcdMember(std::optional<ServerTls> tls, std::vector<std::string> extra_args,
+                       std::vector<std::string> also_listen_on) {
   for (int attempt = 1;; ++attempt) {
     auto plan = plan_member("m1", tls);
     plan.extra_args = extra_args;
+    plan.also_listen_on = also_listen_on;
     try {
       process_.emplace(plan, dir_.path());
       return;
@@ -186,6 +191,10 @@ EtcdMember::EtcdMember(std::optional<ServerTls> tls, std::vector<std::string> ex
       std::filesystem::remove_all(dir_.path() / (plan.name + ".data"));
     }
   }
+}
+
+std::string EtcdMember::url_on(const std::string& address) const {
+  return "http://" + address + url().substr(url().rfind(':'));
 }
 
 }  // namespace trimd::test

@@ -35,6 +35,9 @@ struct MemberPlan {
   std::string initial_cluster;  // name=peer_url,...
   std::optional<ServerTls> tls;
   std::vector<std::string> extra_args;  // e.g. --auth-token-ttl=1
+  // More addresses to serve clients on, with the client port (a test host's
+  // veth address: tests/fleet/netns_link.hpp).
+  std::vector<std::string> also_listen_on;
 };
 
 // MemberPlan on two free ports (https with `tls`).
@@ -70,8 +73,11 @@ class EtcdProcess {
 
 class EtcdMember {
  public:
-  explicit EtcdMember(std::optional<ServerTls> tls = {}, std::vector<std::string> extra_args = {});
+  explicit EtcdMember(std::optional<ServerTls> tls = {}, std::vector<std::string> extra_args = {},
+                      std::vector<std::string> also_listen_on = {});
   const std::string& url() const { return process_->url(); }
+  // The client URL on another of its addresses (one of also_listen_on).
+  std::string url_on(const std::string& address) const;
   pid_t pid() const { return process_->pid(); }
   void pause() const { process_->pause(); }
   void resume() const { process_->resume(); }

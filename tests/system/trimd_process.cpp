@@ -70,8 +70,13 @@ std::vector<std::string> TrimdSandbox::args_on_bus(const std::string& bus_addres
 // ---- TrimdProcess ---------------------------------------------------------------
 
 TrimdProcess::TrimdProcess(const std::vector<std::string>& args, std::string log_path)
+    : TrimdProcess({}, args, std::move(log_path)) {}
+
+TrimdProcess::TrimdProcess(const std::vector<std::string>& wrapper,
+                           const std::vector<std::string>& args, std::string log_path)
     : log_path_(std::move(log_path)), started_(std::chrono::steady_clock::now()) {
-  std::vector<std::string> words{TRIMD_BINARY};
+  std::vector<std::string> words = wrapper;
+  words.push_back(TRIMD_BINARY);
   words.insert(words.end(), args.begin(), args.end());
   int log = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log < 0) throw_errno("open " + log_path_);

@@ -49,6 +49,10 @@ class TrimdSandbox {
 class TrimdProcess {
  public:
   TrimdProcess(const std::vector<std::string>& args, std::string log_path);
+  // The same, run by `wrapper` (a command that execs the rest, e.g.
+  // {"nsenter", "--net=/run/netns/x", "--"}: the pid is still trimd's).
+  TrimdProcess(const std::vector<std::string>& wrapper, const std::vector<std::string>& args,
+               std::string log_path);
   // SIGKILL and reap when still running; never throws. With the environment
   // variable TRIMD_SYSTEST_SHOW_LOGS set, the log goes to stderr first.
   ~TrimdProcess();
