@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mountinfo diskstats config state bus_arguments)
+[ ${#targets[@]} -gt 0 ] || targets=(mountinfo diskstats config state bus_arguments etcd)
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DTRIMD_FUZZ=ON -DTRIMD_BUILD_TESTS=OFF \
   -DTRIMD_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -19,17 +19,11 @@ struct Client::Request {
   Call call{{}, {}, {}};
   std::string token;         // the one it was sent with
   std::size_t endpoint = 0;  // index into the settings' endpoints
-  std::string response;      // a call's reply; a stream's line so far
+  std::string response;      // a call's reply
   bool over_bound = false;   // the reply passed kMaxReplyBytes: stopped there
   // A stream's messages not yet handed out (curl's callbacks may not call
-  // back into curl, so messages wait until socket_action returns); nothing
-  // where messages were dropped for a bound.
-  std::vector<std::optional<nlohmann::json>> inbox;
-  std::size_t inbox_bytes = 0;  // parsed this turn
-  bool skipping_line = false;   // the rest of a line over the bound
-  void drop_messages() {
-    if (inbox.empty() || inbox.back()) inbox.emplace_back();  // one gap, however many
-  }
+  // back into curl, so messages wait until socket_action returns).
+  StreamLines lines;
   char error[CURL_ERROR_SIZE] = {};  // curl's detail (which TLS check failed, ...)
   ~Request() {
     curl_library().slist_free_all(headers);
@@ -98,47 +92,9 @@ std::size_t Client::on_reply_bytes(char* data, std::size_t size, std::size_t cou
   return bytes;
 }
 
-// A stream's bytes: every line is one JSON message. Each byte is looked at
-// once (only the new bytes are searched for the line's end), a line is kept
-// only up to kMaxStreamLineBytes (the rest of a longer one is skipped), and
-// one turn parses at most kMaxStreamBytesPerTurn in kMaxStreamMessagesPerTurn
-// messages: whatever a stream sends, the loop's cost per turn is bounded.
+// A stream's bytes, cut into messages within the stream's bounds.
 std::size_t Client::on_stream_bytes(char* data, std::size_t size, std::size_t count, void* target) {
-  auto& request = *static_cast<Request*>(target);
-  std::string_view rest(data, size * count);
-  while (!rest.empty()) {
-    const auto end = rest.find('\n');
-    const auto piece = rest.substr(0, end);
-    if (request.skipping_line) {
-      // the line's tail: nothing kept
-    } else if (request.response.size() + piece.size() > kMaxStreamLineBytes) {
-      request.response.clear();
-      request.skipping_line = true;
-      request.drop_messages();
-    } else {
-      request.response.append(piece);
-    }
-    if (end == std::string_view::npos) break;
-    rest.remove_prefix(end + 1);
-    if (request.skipping_line) {
-      request.skipping_line = false;
-      continue;
-    }
-    std::string line = std::move(request.response);
-    request.response.clear();
-    if (line.empty()) continue;
-    request.inbox_bytes += line.size();
-    if (request.inbox.size() >= kMaxStreamMessagesPerTurn ||
-        request.inbox_bytes > kMaxStreamBytesPerTurn) {
-      request.drop_messages();
-      continue;
-    }
-    auto message = parse_bounded(line, kEtcdReplyLimits);
-    if (message.fault == JsonFault::None)
-      request.inbox.emplace_back(std::move(message.value));
-    else
-      request.drop_messages();
-  }
+  static_cast<Request*>(target)->lines.feed(std::string_view(data, size * count));
   return size * count;
 }
 
@@ -245,13 +201,11 @@ void Client::cancel(std::uint64_t stream_id) {
 void Client::deliver_stream_messages() {
   std::vector<std::uint64_t> ids;
   for (const auto& [easy, request] : requests_)
-    if (!request->inbox.empty()) ids.push_back(request->call.stream_id);
+    if (!request->lines.empty()) ids.push_back(request->call.stream_id);
   for (const auto id : ids) {
     Request* request = stream_request(id);
     if (!request) continue;
-    const auto messages = std::move(request->inbox);
-    request->inbox.clear();
-    request->inbox_bytes = 0;
+    const auto messages = request->lines.take();
     const Message handler = request->call.message;  // the request may go meanwhile
     for (const auto& message : messages) handler(message);
   }

@@ -22,6 +22,7 @@
 #include "event_loop.hpp"
 #include "fleet_config.hpp"
 #include "json_bounds.hpp"
+#include "stream_lines.hpp"
 #include "time.hpp"
 
 namespace trimd::etcd {
@@ -43,10 +44,8 @@ ClientSettings settings_from(const FleetConfig& config);
 // What bounds the client keeps, whatever etcd (or whoever answers in its
 // place) sends (docs/fleet.md, "Trust"): a reply's bytes and shape, a
 // stream's line, what one loop turn parses, calls in flight, connections.
+// (A stream's bounds are in stream_lines.hpp.)
 inline constexpr std::size_t kMaxReplyBytes = 1u << 20;
-inline constexpr std::size_t kMaxStreamLineBytes = 256u << 10;
-inline constexpr std::size_t kMaxStreamBytesPerTurn = 1u << 20;
-inline constexpr std::size_t kMaxStreamMessagesPerTurn = 256;
 inline constexpr std::size_t kMaxCallsInFlight = 64;
 // Connections per endpoint for calls; each open stream holds one more.
 inline constexpr long kCallConnections = 3;
