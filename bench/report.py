@@ -13,6 +13,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import report_charts  # noqa: E402
 import report_fio  # noqa: E402
 import report_w5  # noqa: E402
+import report_w6  # noqa: E402
 from report_header import header  # noqa: E402
 from report_targets import all_targets, percentile, ratio, rm_sync, target, x  # noqa: E402
 from workloads.w3_idle_throughput import pass_seconds as w3_pass_seconds  # noqa: E402
@@ -64,9 +65,14 @@ def w5_targets(results):
     return report_w5.targets(w5, target) if w5 else []
 
 
+def w6_targets(results):
+    w6 = results.get("workloads", {}).get("W6")
+    return report_w6.targets(w6, target) if w6 else []
+
+
 def targets_section(results):
     rows = [[t["workload"], t["what"], t["value"], t["limit"], verdict(t["met"]), t["why"]]
-            for t in all_targets(results) + w5_targets(results)]
+            for t in all_targets(results) + w5_targets(results) + w6_targets(results)]
     return ("## Targets\n\n"
             "A repeated ratio is the median of the paired ratios (each run beside its baseline) "
             "with its bootstrap 95% interval in brackets: **met** when the whole interval is "
@@ -341,7 +347,7 @@ NOTES = """## Notes
 """
 
 SECTIONS = {"W1": w1_section, "W2": w2_section, "W3": w3_section, "W4": w4_section,
-            "FIO": report_fio.fio_section, "W5": report_w5.w5_section}
+            "FIO": report_fio.fio_section, "W5": report_w5.w5_section, "W6": report_w6.w6_section}
 
 
 def write(results, out_dir):

@@ -72,6 +72,16 @@ class Params:
     w5_spread_s: float = 90.0     # fstrim spread: each host starts at a random point of this
     w5_deadline_s: float = 400.0  # after the start: hosts not done by then are not reclaimed
     w5_rounds: int = 2            # rounds of every configuration, no trim first in each
+    w6_hosts: int = 1000          # simulated hosts (bench/fleet_sim) on one backend
+    w6_max_concurrent: int = 4
+    w6_ttl_s: float = 10.0        # their leases
+    w6_arrive_over_s: float = 20.0
+    w6_hold_min_s: float = 0.2    # each holds its slot a random time in between
+    w6_hold_max_s: float = 1.0
+    w6_crash: float = 0.05        # the share that crash while holding (their lease expires)
+    w6_leader_stop_after_s: float = 60.0  # the etcd leader stopped this far in,
+    w6_leader_stop_s: float = 10.0        # for this long
+    w6_give_up_s: float = 1800.0
 
     def on_model(self, model):
         """The same run on another of slowtrim's device models; a thin
@@ -103,7 +113,9 @@ class Params:
                    fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,
                    w3_fs=("ext4",), w3_rounds=2, w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds,
                    w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=150,
-                   w5_probe_s=6.0, w5_lead_s=1.0, w5_spread_s=3.0, w5_deadline_s=60.0, w5_rounds=1)
+                   w5_probe_s=6.0, w5_lead_s=1.0, w5_spread_s=3.0, w5_deadline_s=60.0, w5_rounds=1,
+                   w6_hosts=200, w6_ttl_s=5.0, w6_arrive_over_s=5.0, w6_leader_stop_after_s=15.0,
+                   w6_leader_stop_s=5.0, w6_give_up_s=300.0)
 
 
 class Bench:
@@ -113,6 +125,7 @@ class Bench:
         self.work_dir = work_dir
         self.trimd = os.path.join(build_dir, "daemon", "trimd")
         self.slowtrim = os.path.join(build_dir, "bench", "slowtrim")
+        self.fleet_sim = os.path.join(build_dir, "bench", "fleet_sim")
         self.overrides = list(overrides)
         self.checks = []
         self.templates = {}       # name -> image path, made once, used by several

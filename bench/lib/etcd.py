@@ -1,10 +1,12 @@
-"""A single-member etcd (Debian's etcd-server) on loopback for the fleet
-workload: its own data dir and free ports, stopped on every exit path; and
-the keys under a prefix, read over etcd's v3 JSON gateway (docs/fleet.md)."""
+"""etcd (Debian's etcd-server) on loopback for the fleet workloads: a single
+member (W5) or a cluster of three (W6), each with its own data dir and free
+ports, stopped on every exit path; which member leads; and the keys under a
+prefix, read over etcd's v3 JSON gateway (docs/fleet.md)."""
 import base64
 import contextlib
 import json
 import os
+import signal
 import socket
 import urllib.error
 import urllib.request
@@ -57,6 +59,54 @@ def keys_under(url, prefix):
     kvs = [(base64.b64decode(kv["key"]).decode(errors="replace"), int(kv["create_revision"]))
            for kv in reply.get("kvs", [])]
     return sorted(kvs, key=lambda kv: (kv[1], kv[0]))
+
+
+def leader(urls):
+    """The index of the member that leads (by its own status), or None."""
+    for i, url in enumerate(urls):
+        try:
+            status = _post(url, "/v3/maintenance/status", {})
+        except (OSError, ValueError, urllib.error.URLError):
+            continue
+        if status.get("leader") and status.get("leader") == status.get("header", {}).get("member_id"):
+            return i
+    return None
+
+
+def _member_args(name, data_dir, client_url, peer_url, cluster):
+    return [ETCD, f"--name={name}", f"--data-dir={data_dir}",
+            f"--listen-client-urls={client_url}", f"--advertise-client-urls={client_url}",
+            f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
+            f"--initial-cluster={cluster}", "--initial-cluster-state=new"]
+
+
+@contextlib.contextmanager
+def cluster(work_dir, log_dir, size=3):
+    """Starts `size` members as one cluster; yields [(client URL, process)]
+    once a leader is elected; stops them all (and only them) on the way out.
+    Their open-file limit is this process's (the caller raises it)."""
+    names = [f"m{i + 1}" for i in range(size)]
+    clients = [f"http://127.0.0.1:{free_port()}" for _ in names]
+    peers = [f"http://127.0.0.1:{free_port()}" for _ in names]
+    initial = ",".join(f"{n}={p}" for n, p in zip(names, peers))
+    procs = []
+    try:
+        for name, client_url, peer_url in zip(names, clients, peers):
+            data_dir = os.path.join(work_dir, name)
+            os.makedirs(data_dir, exist_ok=True)
+            procs.append(spawn(_member_args(name, data_dir, client_url, peer_url, initial),
+                               log_path=os.path.join(log_dir, f"etcd-{name}.log")))
+        wait_until(lambda: leader(clients) is not None or any(p.poll() is not None for p in procs),
+                   60, interval=0.2, what="the etcd cluster to elect a leader")
+        if any(p.poll() is not None for p in procs):
+            raise HarnessError(f"an etcd member exited; see {log_dir}/etcd-*.log")
+        yield list(zip(clients, procs))
+    finally:
+        with signals_blocked():
+            for proc in procs:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGCONT)  # a paused member stops too
+                stop(proc, grace=10.0)
 
 
 @contextlib.contextmanager

@@ -64,6 +64,12 @@ EMULATOR_NICE = ["nice", "-n", "-10"]
 TRIMD_NICE = ["nice", "-n", "10"]
 
 
+def require(condition, message):
+    """A harness precondition: HarnessError with `message` when it fails."""
+    if not condition:
+        raise HarnessError(message)
+
+
 def say(message):
     print(f"bench: {message}", file=sys.stderr, flush=True)
 

@@ -15,8 +15,8 @@ smoke_name=bench_smoke
 # shellcheck source=bench/tests/smoke_lib.sh
 source "$(dirname "$0")/smoke_lib.sh"
 require_capabilities losetup mkfs.ext4 mkfs.xfs fstrim mount umount /usr/bin/python3 fio sfdisk partx etcd
-for binary in daemon/trimd bench/slowtrim; do
-    [[ -x $build/$binary ]] || fail "no $build/$binary (build the trimd and slowtrim targets)"
+for binary in daemon/trimd bench/slowtrim bench/fleet_sim; do
+    [[ -x $build/$binary ]] || fail "no $build/$binary (build the trimd, slowtrim and fleet_sim targets)"
 done
 charts=1
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || charts=
@@ -45,7 +45,7 @@ lacks() { ! grep -q "$1" "$2"; }
 # Mounts and loop devices of the harness: its work dirs are trimd-bench.*.
 ours_mounted() { grep -q 'trimd-bench\.' /proc/self/mountinfo; }
 ours_attached() { grep -qs 'trimd-bench\.' /sys/block/loop*/loop/backing_file; }
-ours_etcd() { pgrep -f 'etcd --name=w5 --data-dir=.*trimd-bench\.' >/dev/null; }
+ours_etcd() { pgrep -f 'etcd --name=(w5|m[0-9]) --data-dir=.*trimd-bench\.' >/dev/null; }
 nothing_left() {
     ! ours_mounted && ! ours_attached && ! pgrep -f "$bench/probe.py" >/dev/null && ! ours_etcd
 }
@@ -64,7 +64,7 @@ report=$out/full/report.md
 expect "report.md written" test -s "$report"
 for section in "## Targets" "## W1: delete storm" "## W2: trim under load" \
     "## W3: idle throughput" "## W4: footprint" "## FIO: real foregrounds" "## W5: trim storm" \
-    "## Harness checks"; do
+    "## W6: the fleet at scale" "## Harness checks"; do
     expect "report has '$section'" grep -qF "$section" "$report"
 done
 if grep "not measured" "$report" >&2; then  # the lines above say which and why

@@ -18,10 +18,9 @@
 namespace trimd::fleet {
 
 struct Coordinator::Backend {
-  Backend(EventLoop& loop, const std::string& backend_name, std::function<void()> read_again,
-          std::function<void()> judge_now)
+  Backend(EventLoop& loop, const std::string& backend_name, std::function<void()> read_again)
       : name(backend_name), view(slot_prefix(backend_name)),
-        read_timer(loop, std::move(read_again)), judge_timer(loop, std::move(judge_now)) {}
+        read_timer(loop, std::move(read_again)) {}
 
   std::string name;
   ClaimView view;
@@ -43,7 +42,7 @@ struct Coordinator::Backend {
   // Ignored keys already named in the journal (bounded: past it, counted only).
   std::set<std::string> named_ignored;
   Timer read_timer;
-  Timer judge_timer;
+  bool judge_deferred = false;  // a judge is on the loop's deferred work
 };
 
 }  // namespace trimd::fleet

@@ -34,9 +34,8 @@ std::string read_error_text(const std::string& backend, const std::string& error
 Coordinator::Backend& Coordinator::backend(const std::string& name) {
   auto& slot = backends_[name];
   if (!slot) {
-    slot = std::make_unique<Backend>(
-        loop_, name, [this, name] { want_read(*backends_.at(name), false); },
-        [this, name] { judge(*backends_.at(name)); });
+    slot = std::make_unique<Backend>(loop_, name,
+                                     [this, name] { want_read(*backends_.at(name), false); });
   }
   return *slot;
 }
@@ -125,7 +124,17 @@ void Coordinator::read_failed(Backend& b, const std::string& error) {
            read_error_text(b.name, escape_bytes_for_line(error)));
 }
 
-void Coordinator::judge_soon(Backend& b) { b.judge_timer.arm_in(Duration{0}); }
+// Once per loop turn however many watch messages came in it.
+void Coordinator::judge_soon(Backend& b) {
+  if (std::exchange(b.judge_deferred, true)) return;
+  loop_.defer([this, name = b.name, alive = alive_] {
+    if (!*alive) return;
+    const auto it = backends_.find(name);
+    if (it == backends_.end()) return;
+    it->second->judge_deferred = false;
+    judge(*it->second);
+  });
+}
 
 void Coordinator::judge(Backend& b) {
   if (b.have_view) {
@@ -200,6 +209,19 @@ void Coordinator::follow(Backend& b) {
         it->second->watch_live = false;
         want_read(*it->second, false);
       });
+}
+
+// A stream on an endpoint the client has left behind (a call there failed)
+// may be quiet for good, as a stopped member keeps its connection open: it
+// is opened again at once on the endpoint that answers, after a read.
+void Coordinator::follow_failover() {
+  for (auto& [name, b] : backends_) {
+    if (!b->watch || b->watch_failovers == client_->failovers()) continue;
+    client_->cancel(*b->watch);
+    b->watch.reset();
+    b->watch_live = false;
+    want_read(*b, true);
+  }
 }
 
 void Coordinator::on_watch(const std::string& name, std::uint64_t generation,

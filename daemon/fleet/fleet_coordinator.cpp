@@ -226,20 +226,13 @@ std::vector<std::string> Coordinator::our_keys(const std::string& backend_name) 
 }
 
 void Coordinator::poll_all() {
+  follow_failover();
   for (const auto& key : std::set<std::string>(undeleted_)) delete_key(key);
   if (lease_ == 0) grant_lease();  // etcd was not there yet, or the lease lapsed
   const auto now = SteadyClock::now();
   for (auto& [name, b] : backends_) {
     if (our_keys(name).empty()) continue;
-    // A stream on an endpoint the client has left may be quiet for good.
-    if (b->watch && b->watch_failovers != client_->failovers()) {
-      client_->cancel(*b->watch);
-      b->watch.reset();
-      b->watch_live = false;
-      want_read(*b, false);
-    } else if (!b->last_read_start || now - *b->last_read_start >= poll_) {
-      want_read(*b, false);
-    }
+    if (!b->last_read_start || now - *b->last_read_start >= poll_) want_read(*b, false);
   }
   forget_idle_backends();
 }

@@ -139,6 +139,7 @@ class Coordinator {
   void judge_soon(Backend& backend);
   void judge(Backend& backend);
   void follow(Backend& backend);
+  void follow_failover();
   // nullptr: messages were dropped for a bound.
   void on_watch(const std::string& name, std::uint64_t stream, const etcd::WatchMessage* message);
   void answer_reports(Backend& backend);

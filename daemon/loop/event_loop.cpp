@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "errno_error.hpp"
@@ -55,7 +56,7 @@ void EventLoop::run(const std::function<int()>& next_timeout) {
   running_ = true;
   std::vector<epoll_event> events(16);
   while (running_) {
-    const int timeout = next_timeout ? next_timeout() : -1;
+    const int timeout = !deferred_.empty() ? 0 : next_timeout ? next_timeout() : -1;
     const int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -67,6 +68,7 @@ void EventLoop::run(const std::function<int()>& next_timeout) {
       auto callback = it->second;  // survives remove() from inside itself
       (*callback)(events[static_cast<std::size_t>(i)].events);
     }
+    for (auto& work : std::exchange(deferred_, {})) work();  // even after quit(): nothing is lost
   }
 }
 
