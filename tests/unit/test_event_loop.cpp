@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "event_loop.hpp"
 
@@ -60,6 +63,51 @@ TEST(EventLoop, KeepsTheLargestLateness) {
   loop.note_lateness(Duration{100});
   loop.note_lateness(Duration{-5});
   EXPECT_EQ(loop.lateness_max(), Duration{300});
+}
+
+// defer(): work that many events of one turn ask for, done once after them.
+TEST(EventLoop, RunsDeferredWorkAfterTheTurnInTheOrderItWasDeferred) {
+  EventLoop loop;
+  std::vector<std::string> order;
+  Timer once(loop, [&] {
+    loop.defer([&] { order.push_back("first deferred"); });
+    loop.defer([&] { order.push_back("second deferred"); });
+    order.push_back("the callback");
+  });
+  Timer stop(loop, [&] { loop.quit(); });
+  once.arm_in(Duration{1});
+  stop.arm_in(20ms);
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"the callback", "first deferred", "second deferred"}));
+}
+
+TEST(EventLoop, WorkDeferredByDeferredWorkWaitsForTheNextTurnWithoutStarvingTheFds) {
+  EventLoop loop;
+  int passes = 0;
+  std::function<void()> again = [&] {
+    ++passes;
+    loop.defer(again);  // for ever, unless the fds get their turn
+  };
+  Timer stop(loop, [&] { loop.quit(); });
+  Timer start(loop, [&] {
+    loop.defer(again);
+    stop.arm_in(Duration{1});
+  });
+  start.arm_in(Duration{1});
+  loop.run();  // returns only if the timer got its turn between the passes
+  EXPECT_GT(passes, 0);
+}
+
+TEST(EventLoop, DoesDeferredWorkEvenWhenACallbackQuitTheLoop) {
+  EventLoop loop;
+  bool done = false;
+  Timer once(loop, [&] {
+    loop.defer([&] { done = true; });
+    loop.quit();
+  });
+  once.arm_in(Duration{1});
+  loop.run();
+  EXPECT_TRUE(done);
 }
 
 }  // namespace
