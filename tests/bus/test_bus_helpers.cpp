@@ -10,8 +10,8 @@
 #include "bus_errors.hpp"
 #include "bus_mount_points.hpp"
 #include "bus_names.hpp"
-#include "bus_properties.hpp"
 #include "bus_property_table.hpp"
+#include "bus_throttle.hpp"
 
 namespace trimd::bus {
 namespace {

@@ -1,4 +1,4 @@
-#include "bus_properties.hpp"
+#include "bus_throttle.hpp"
 
 namespace trimd::bus {
 
