@@ -38,7 +38,8 @@ def w6_section(w6, charts, small_chunk, latency_ms):
         ("held slots fenced, claims lost, unreachable told",
          f"{w6.get('fences')}, {w6.get('lost')}, {w6.get('unreachable')}"),
         ("etcd CPU per member", " / ".join(f"{c:.0f} s" for c in w6.get("etcd_cpu_s", []))),
-        ("etcd peak RSS per member", " / ".join(f"{(k or 0) / 1024:.0f} MiB" for k in w6.get("etcd_hwm_kib", []))),
+        ("etcd peak RSS per member",
+         " / ".join(f"{(k or 0) / 1024:.0f} MiB" for k in w6.get("etcd_hwm_kib", []))),
         ("simulator memory per host (peak RSS over its baseline / hosts)", f"{f(per_host_kib(w6), 1)} KiB"),
     ]
     body = "\n".join(f"| {what} | {value} |" for what, value in rows)

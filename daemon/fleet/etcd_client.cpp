@@ -115,7 +115,11 @@ ClientSettings settings_from(const FleetConfig& config) {
 
 Client::Client(EventLoop& loop, ClientSettings settings)
     : loop_(loop), settings_(std::move(settings)), curl_(curl_library()),
-      multi_(curl_.multi_init()), timer_(loop, [this] { act(CURL_SOCKET_TIMEOUT, 0); }),
+      multi_(curl_.multi_init()), timer_(loop,
+                                         [this] {
+                                           curl_due_.reset();
+                                           act(CURL_SOCKET_TIMEOUT, 0);
+                                         }),
       refuse_timer_(loop, [this] {
         for (auto& [done, why] : std::exchange(refused_, {}))
           done(Outcome{std::nullopt, why, Failure::Bound});
@@ -322,12 +326,21 @@ void Client::watch(curl_socket_t fd, int what) {
   watched_.insert(fd);
 }
 
+// libcurl says again and again when it wants to be called: the timer is
+// set only when that changes (a system call each time, on every transfer).
 int Client::on_timer(CURLM*, long timeout_ms, void* self) {
   auto& client = *static_cast<Client*>(self);
-  if (timeout_ms < 0)
-    client.timer_.disarm();
-  else
-    client.timer_.arm_in(std::chrono::milliseconds{timeout_ms});
+  if (timeout_ms < 0) {
+    if (client.curl_due_) client.timer_.disarm();
+    client.curl_due_.reset();
+    return 0;
+  }
+  const auto due = SteadyClock::now() + std::chrono::milliseconds{timeout_ms};
+  if (client.curl_due_ && due - *client.curl_due_ < std::chrono::milliseconds{1} &&
+      *client.curl_due_ - due < std::chrono::milliseconds{1})
+    return 0;
+  client.curl_due_ = due;
+  client.timer_.arm_in(std::chrono::milliseconds{timeout_ms});
   return 0;
 }
 

@@ -143,6 +143,7 @@ class Client {
   const CurlLibrary& curl_;  // loaded before the first handle is made
   CURLM* multi_;
   Timer timer_;
+  std::optional<SteadyPoint> curl_due_;  // when timer_ calls libcurl back; none: disarmed
   std::set<curl_socket_t> watched_;
   std::map<CURL*, std::unique_ptr<Request>> requests_;
   std::string token_;  // empty: none yet, or rejected

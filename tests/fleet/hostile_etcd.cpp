@@ -269,10 +269,10 @@ bool HostileEtcd::answer_watch(int fd) {
     }
     case Watch::Flood: {
       // Events for a key of nobody's (it changes no standing) as fast as
-      // the reader takes them.
-      std::int64_t revision = 1000;
+      // the reader takes them; each one a write, as in a real etcd, so a
+      // range read is never behind the watch (that is another liar's test).
       while (!stopping_) {
-        ++revision;
+        const auto revision = next_revision();
         const auto line =
             R"({"result":{)" + header(revision) +
             R"(,"events":[{"kv":{"key":"L3RyaW1kL3YxL3Bvb2wtYS9ub2JvZHkvZnM=","create_revision":")" +
