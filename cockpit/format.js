@@ -80,6 +80,7 @@
         paused: "until resumed",
         retry: "its device went away mid-pass; looking again shortly",
         fleet_slot: "a slot of its shared backend (every slot is held elsewhere)",
+        on_battery: "AC power (the machine runs on battery)",
         due: "due: it starts at the next chance",
     };
 
