@@ -103,17 +103,18 @@ void SleepWatch::finish_stop(TimePoint /*now*/, SteadyPoint mono) {
   phase_ = Phase::Down;
   const std::size_t left = client_.runners_left();
   const auto took = std::chrono::duration_cast<Duration>(mono - stop_since_);
+  const double took_ms = static_cast<double>(took.count()) / 1000.0;
   if (held_ || stopped_ > 0) {
     log_event(EventId::StoppedForSleep, left > 0 ? spdlog::level::warn : spdlog::level::info,
               {{"REASON", to_string(what_)},
                {"CHUNKS", std::to_string(stopped_)},
                {"DURATION_USEC", std::to_string(took.count())}},
-              left > 0 ? fmt::format("{} coming: {} FITRIM runner(s) still in the kernel after {}; "
-                                     "letting the delay lock go anyway",
-                                     to_string(what_), left, format_duration(took))
+              left > 0 ? fmt::format("{} coming: {} FITRIM runner(s) still in the kernel after "
+                                     "{:.1f} ms; letting the delay lock go anyway",
+                                     to_string(what_), left, took_ms)
                        : fmt::format("{} coming: {} chunk(s) stopped, their passes go on "
-                                     "afterwards; delay lock released after {}",
-                                     to_string(what_), stopped_, format_duration(took)));
+                                     "afterwards; delay lock released after {:.1f} ms",
+                                     to_string(what_), stopped_, took_ms));
   } else {
     spdlog::debug("{} coming: nothing to stop", to_string(what_));
   }
