@@ -118,6 +118,7 @@
         paused: N_("until resumed"),
         retry: N_("its device went away mid-pass; looking again shortly"),
         fleet_slot: N_("a slot of its shared backend (every slot is held elsewhere)"),
+        on_battery: N_("AC power (the machine runs on battery)"),
         due: N_("due: it starts at the next chance"),
     };
 

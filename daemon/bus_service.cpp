@@ -33,6 +33,7 @@ class DbusService final : public BusService, public ManagerListener {
   void trim_finished(const std::string& id, const PassOutcome& outcome, std::uint64_t bytes,
                      Duration elapsed) override;
   void manager_changed() override;
+  bus::BusConnection& connection() override { return connection_; }
 
  private:
   void add_object(const FsStatus& status, bool announce);

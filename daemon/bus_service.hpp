@@ -12,10 +12,16 @@
 namespace trimd {
 
 class DaemonControl;
+namespace bus {
+class BusConnection;
+}
 
 class BusService {
  public:
   virtual ~BusService() = default;
+  // The connection the service talks on: logind and UPower are asked on
+  // it too (bus_logind.hpp, bus_upower.hpp).
+  virtual bus::BusConnection& connection() = 0;
 };
 
 // The bus is there but another process owns org.trimd.trimd1.

@@ -55,6 +55,8 @@ class ChunkRunner {
   void start(ChunkJob job);
   // Chunks not yet reported: in FITRIM, or waiting for their discards.
   std::size_t running() const { return chunks_.size() + settling_.size(); }
+  // Runners not yet reaped (in FITRIM, or killed and leaving it).
+  std::size_t in_kernel() const { return chunks_.size(); }
   bool running_job(std::uint64_t serial) const { return chunks_.count(serial) != 0; }
   // Kill on request: reported back as Stopped.
   void stop(std::uint64_t serial);

@@ -199,6 +199,7 @@ void Daemon::pump() {
   }
   save_state(false);
   if (metrics_) metrics_->flush(*manager_, t);
+  if (sleep_) sleep_->update(t, m);
   update_status_line();
   if (options_.once && !manager_->passes_active() && runner_->running() == 0) {
     quit_loop();
@@ -346,6 +347,7 @@ int Daemon::run() {
   reconcile_takeovers(found);
   if (!options_.once && !options_.no_bus)
     bus_ = make_bus_service(loop_, *manager_, *this, options_);
+  watch_machine();
   follow_metrics_config();
   if (options_.once) start_once();
   sample_timer_->arm_every(config_.sample_interval);
@@ -361,6 +363,7 @@ int Daemon::run() {
   pump();
   loop_.run();
   if (!stopping_) save_state(true, SaveAttempt::Last);
+  unwatch_machine();
   bus_.reset();
   if (metrics_) manager_->remove_listener(metrics_.get());
   return options_.once ? once_exit_code() : 0;

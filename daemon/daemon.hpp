@@ -17,6 +17,7 @@
 #include "options.hpp"
 #include "remounter.hpp"
 #include "save_backoff.hpp"
+#include "sleep_watch.hpp"
 #include "state_store.hpp"
 #include "system_view.hpp"
 #include "takeover_controller.hpp"
@@ -31,6 +32,8 @@ struct SlotNews;
 class MountWatcher;
 class UdevWatcher;
 class BusService;
+class PowerWatch;
+class UPower;
 
 // What the bus layer may ask of the daemon beyond the manager.
 class DaemonControl {
@@ -50,7 +53,7 @@ class DaemonControl {
   virtual void fleet_report(std::function<void(fleet::FleetReport)> done);
 };
 
-class Daemon final : public DaemonControl {
+class Daemon final : public DaemonControl, private SleepClient {
  public:
   Daemon(Options options, Config config);
   ~Daemon() override;
@@ -88,6 +91,14 @@ class Daemon final : public DaemonControl {
   // The [metrics] textfile of the config in force: exported, or not.
   void follow_metrics_config();
   int once_exit_code() const;
+  // Sleep and battery (daemon_machine.cpp): logind and UPower on the bus
+  // trimd serves on, /sys/class/power_supply without UPower.
+  void watch_machine();
+  void unwatch_machine();
+  bool lock_wanted(TimePoint now) const override;
+  std::size_t stop_chunks(TimePoint now) override;
+  std::size_t runners_left() const override;
+  void resume(TimePoint now) override;
 
   Options options_;
   Config config_;
@@ -103,6 +114,10 @@ class Daemon final : public DaemonControl {
   std::unique_ptr<BusService> bus_;
   std::unique_ptr<fleet::FleetLink> fleet_;   // the engine's FleetGate
   std::unique_ptr<MetricsExporter> metrics_;  // a listener of manager_ beside the bus
+  std::unique_ptr<Logind> logind_;            // on bus_'s connection: gone before it
+  std::unique_ptr<SleepWatch> sleep_;
+  std::unique_ptr<UPower> upower_;
+  std::unique_ptr<PowerWatch> power_;
   std::unique_ptr<Timer> sample_timer_;
   std::unique_ptr<Timer> wake_timer_;
   std::unique_ptr<Timer> rescan_timer_;

@@ -31,17 +31,18 @@ MountWatcher::MountWatcher(EventLoop& loop, std::function<void()> on_change)
 
 MountWatcher::~MountWatcher() { loop_.remove(fd_.get()); }
 
-UdevWatcher::UdevWatcher(EventLoop& loop, std::function<void()> on_change) : loop_(loop) {
+UdevWatcher::UdevWatcher(EventLoop& loop, std::function<void()> on_change, const char* subsystem)
+    : loop_(loop) {
   udev_ = udev_new();
   if (!udev_) {
-    spdlog::warn("udev unavailable; block devices are only noticed through mount changes");
+    spdlog::warn("udev unavailable; {} devices are only noticed when looked at again", subsystem);
     return;
   }
   monitor_ = udev_monitor_new_from_netlink(udev_, "udev");
   if (!monitor_ ||
-      udev_monitor_filter_add_match_subsystem_devtype(monitor_, "block", nullptr) < 0 ||
+      udev_monitor_filter_add_match_subsystem_devtype(monitor_, subsystem, nullptr) < 0 ||
       udev_monitor_enable_receiving(monitor_) < 0) {
-    spdlog::warn("cannot listen to udev events: {}", std::strerror(errno));
+    spdlog::warn("cannot listen to udev events of {} devices: {}", subsystem, std::strerror(errno));
     return;
   }
   fd_ = udev_monitor_get_fd(monitor_);

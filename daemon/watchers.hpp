@@ -25,7 +25,8 @@ class UdevWatcher {
  public:
   // Without a udev daemon (containers) it still works: events come from the
   // kernel netlink group instead. Never throws; logs when it cannot watch.
-  UdevWatcher(EventLoop& loop, std::function<void()> on_change);
+  // Devices of `subsystem` only (block devices by default).
+  UdevWatcher(EventLoop& loop, std::function<void()> on_change, const char* subsystem = "block");
   ~UdevWatcher();
 
  private:

@@ -77,6 +77,7 @@ const char* to_string(WaitingFor what) {
     case WaitingFor::Paused: return "paused";
     case WaitingFor::Retry: return "retry";
     case WaitingFor::FleetSlot: return "fleet_slot";
+    case WaitingFor::OnBattery: return "on_battery";
   }
   return nullptr;
 }
@@ -254,8 +255,15 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
     set_wait(fs, Wait{WaitingFor::OutsideWindow, {}, {}}, now);
     return false;
   }
+  const OnBatteryPolicy on_battery =
+      on_battery_ && !forced ? fs.policy.on_battery : OnBatteryPolicy::Trim;
+  if (on_battery == OnBatteryPolicy::Wait) {
+    set_wait(fs, Wait{WaitingFor::OnBattery, {}, {}}, now);
+    return false;
+  }
   if (!fs.pass) start_pass(fs, now);
   Pass& pass = *fs.pass;
+  pass.battery_gentle = on_battery == OnBatteryPolicy::Gentle;
   if (mono < pass.not_before) {
     set_wait(fs, Wait{pass.backoff, {}, {}}, now);
     return false;
@@ -314,7 +322,7 @@ ChunkJob Manager::make_job(Tracked& fs, const TrimRange& range, TimePoint now) {
                                  {"LENGTH", std::to_string(job.range.len)}}),
             fmt::format("{}: chunk {} at offset {} length {}{}", fs.fs.mount.mount_point,
                         fs.pass->chunks + 1, job.range.start, job.range.len,
-                        fs.pass->gentle ? " (gentle)" : ""));
+                        gentle_pace(*fs.pass) ? " (gentle)" : ""));
   return job;
 }
 
@@ -327,7 +335,7 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoin
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
   Pass& pass = *fs.pass;
   std::uint64_t length =
-      chunk_length(fs.policy, pass.gentle, fs.range_bytes_per_sec, pass.last_chunk_len);
+      chunk_length(fs.policy, gentle_pace(pass), fs.range_bytes_per_sec, pass.last_chunk_len);
   if (pass.shrink_cap > 0) length = std::min(length, pass.shrink_cap);
   auto range = next_chunk(fs.fs.geometry, pass.cursor, length, fs.policy.min_extent_bytes);
   if (!range) {
@@ -339,7 +347,7 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoin
 
 std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
   std::vector<ChunkJob> jobs;
-  if (stopping_) return jobs;
+  if (stopping_ || asleep_) return jobs;
   // Most overdue first, so one disk shared by two filesystems serves the
   // one that has waited longest.
   std::vector<Tracked*> order;
@@ -361,9 +369,12 @@ TimePoint Manager::next_wakeup(TimePoint now, SteadyPoint mono) const {
   for (const auto& [id, fs] : filesystems_) {
     if (!fs->trimmable() || fs->paused || fs->in_flight) continue;
     // Waiting for idle disks or a busy disk: the next diskstats sample or
-    // the other chunk's completion wakes the loop, not a timer.
+    // the other chunk's completion wakes the loop, not a timer; AC power
+    // comes with set_on_battery().
     const WaitingFor reason = fs->wait.reason;
-    if (reason == WaitingFor::DisksBusy || reason == WaitingFor::DiskShared) continue;
+    if (reason == WaitingFor::DisksBusy || reason == WaitingFor::DiskShared ||
+        reason == WaitingFor::OnBattery)
+      continue;
     if (reason == WaitingFor::FleetSlot) {
       // The gate's answer wakes the loop; only going on alone is timed.
       if (const auto alone = fleet_local_at(*fs)) wake = std::min(wake, *alone);

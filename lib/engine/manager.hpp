@@ -48,6 +48,7 @@ enum class WaitingFor : std::uint8_t {
   Paused,         // on request
   Retry,          // its mount point vanished mid-chunk: looked at again shortly
   FleetSlot,      // its backend's fleet-wide slots are all held, or etcd is silent
+  OnBattery,      // the machine runs on battery and the policy says on_battery = "wait"
 };
 // The value's word, the one list of them: its key on the bus, in the metrics
 // and in the Cockpit page's WAITING_WORDS (cockpit/format.js), "" for
@@ -79,7 +80,9 @@ struct FsStatus {
   bool inline_discard = false;         // discard_mode == Sync
   DiscardMode discard_mode = DiscardMode::None;
   TakeoverView takeover;  // what trimd did about synchronous discard
-  bool gentle = false;    // overdue and trimmed while the disks are busy
+  // Trimmed gently (gentle_chunk_size, gentle_pause): overdue while its
+  // disks are busy, or on battery with on_battery = "gentle".
+  bool gentle = false;
   // The last complete pass: its wall time split into trimming and waiting.
   Duration last_trimming{0};
   Duration last_waited{0};
@@ -218,8 +221,8 @@ class Manager {
   // Killed on request (pause, cancel, shutdown): the cursor stays too.
   void chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono);
   // Serials of jobs in flight that must be killed now (their filesystem was
-  // paused, its pass cancelled, or it left the mount table). The manager
-  // decides; the daemon kills.
+  // paused, its pass cancelled, or it left the mount table; or a sleep is
+  // coming). The manager decides; the daemon kills.
   std::vector<std::uint64_t> jobs_to_stop() const;
   // The mount table changed; `mount_ids` are the mounts in it now. A chunk
   // whose mount is not among them is to be stopped at once (jobs_to_stop),
@@ -261,6 +264,25 @@ class Manager {
   void fleet_restarted(TimePoint now);
   // How long filesystems have waited for slots since start, all together.
   Duration fleet_slot_waited() const { return fleet_waited_; }
+
+  // --- the machine: power and sleep (daemon/power_watch.*, sleep_watch.*) ----
+  // On battery or not (machines without a battery: never). Passes that are
+  // not asked for wait, or go gently, as each filesystem's on_battery says.
+  void set_on_battery(bool on_battery, TimePoint now);
+  bool on_battery() const { return on_battery_; }
+  // A sleep or shutdown is coming: no chunk starts until woke(), and every
+  // chunk in flight is to be stopped (jobs_to_stop), its cursor kept.
+  void sleep_coming(TimePoint now);
+  // Back from sleep (or the shutdown was called off): the disks count as
+  // just busy, since a machine that wakes is rarely idle, and the passes go
+  // on from their cursors once they are idle again.
+  void woke(TimePoint now);
+  bool asleep() const { return asleep_; }
+  // Whether a chunk may start before anything changes: one is in flight, or
+  // a pass is due or under way and only its disks or pacing hold it (not
+  // pause, the time window, the battery or sleep). The daemon holds its
+  // delay lock on sleep while this is true.
+  bool chunks_may_start(TimePoint now) const;
 
   // --- what it knows ---------------------------------------------------------
   std::optional<std::string> id_for_mount_point(std::string_view mount_point) const;
@@ -332,6 +354,8 @@ class Manager {
   Lifetime totals_;
   bool paused_all_ = false;
   bool stopping_ = false;
+  bool on_battery_ = false;
+  bool asleep_ = false;
   FleetGate* fleet_gate_ = nullptr;
   Duration fleet_waited_{0};
   // What manager_changed() last announced.

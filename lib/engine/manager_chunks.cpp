@@ -71,7 +71,7 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
   pass.cursor =
       job.range.start +
       std::min(job.range.len, std::numeric_limits<std::uint64_t>::max() - job.range.start);
-  Duration pause = pass.gentle ? fs.policy.gentle_pause : fs.policy.chunk_pause;
+  Duration pause = gentle_pace(pass) ? fs.policy.gentle_pause : fs.policy.chunk_pause;
   if (fs.policy.rate_limit_bytes_per_sec > 0 && job.range.len < (1ull << 62)) {
     // The range, not the bytes discarded, is what the rate limits: the
     // cost of a FITRIM call grows with the range it scans.

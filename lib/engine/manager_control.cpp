@@ -133,7 +133,7 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
   s.inline_discard = fs.fs.inline_discard();
   s.discard_mode = fs.fs.discard_mode();
   s.takeover = fs.takeover;
-  s.gentle = fs.pass && fs.pass->gentle;
+  s.gentle = fs.pass && gentle_pace(*fs.pass);
   if (slot_required(fs)) s.fleet_backend = fs.policy.backend;
   s.fleet_slot_held = fs.slot.standing == FleetSlot::Standing::Held;
   auto rec = records_.find(fs.fs.id);

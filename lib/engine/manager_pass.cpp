@@ -34,6 +34,7 @@ std::string Wait::text() const {
     case WaitingFor::Paused: return "paused on request";
     case WaitingFor::Retry: return "the mount point changed; looking again shortly";
     case WaitingFor::FleetSlot: return detail;
+    case WaitingFor::OnBattery: return "on battery power (on_battery = \"wait\")";
   }
   return {};
 }
@@ -217,7 +218,7 @@ void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint 
 std::vector<std::uint64_t> Manager::jobs_to_stop() const {
   std::vector<std::uint64_t> serials;
   for (const auto& [id, fs] : filesystems_)
-    if (fs->in_flight && (fs->paused || fs->vanished || fs->slot.revoked ||
+    if (fs->in_flight && (asleep_ || fs->paused || fs->vanished || fs->slot.revoked ||
                           (fs->pass && fs->pass->cancel_requested)))
       serials.push_back(*fs->in_flight);
   return serials;

@@ -50,6 +50,7 @@ struct Pass {
   bool ignore_idle = false;
   bool cancel_requested = false;             // finished when the chunk in flight reports back
   bool gentle = false;                       // overdue: trimming although the disks are busy
+  bool battery_gentle = false;               // on battery, on_battery = "gentle"
   SteadyPoint not_before{};                  // pacing and retry backoff, on the monotonic clock
   WaitingFor backoff = WaitingFor::Nothing;  // not_before: pacing (Nothing) or Retry
   // TrimStarted: sent once its first chunk has been handed out (pending
@@ -64,6 +65,9 @@ struct Pass {
     return waited + std::chrono::duration_cast<Duration>(now - *waiting_since);
   }
 };
+
+// Gentle chunks and pauses: overdue on busy disks, or on battery.
+inline bool gentle_pace(const Pass& pass) { return pass.gentle || pass.battery_gentle; }
 
 // Waiting holds the pass up; pacing between chunks is part of trimming.
 inline bool holds_up(WaitingFor reason) {

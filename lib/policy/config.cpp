@@ -188,6 +188,15 @@ const char* to_string(InlineDiscardPolicy policy) {
   return "warn";
 }
 
+const char* to_string(OnBatteryPolicy policy) {
+  switch (policy) {
+    case OnBatteryPolicy::Wait: return "wait";
+    case OnBatteryPolicy::Gentle: return "gentle";
+    case OnBatteryPolicy::Trim: return "trim";
+  }
+  return "wait";
+}
+
 bool PolicyOverride::matches(std::string_view mount_point, std::string_view fs_uuid,
                              std::string_view type) const {
   if (mount_point_glob &&

@@ -24,6 +24,12 @@ namespace trimd {
 enum class InlineDiscardPolicy { Warn, Takeover, Ignore };
 const char* to_string(InlineDiscardPolicy policy);  // "warn", "takeover", "ignore"
 
+// What a pass does while the machine runs on battery (daemon/power_watch.hpp
+// says when it does): wait for AC, trim gently (gentle_chunk_size,
+// gentle_pause), or trim as on AC. A pass asked for (TrimNow) always runs.
+enum class OnBatteryPolicy { Wait, Gentle, Trim };
+const char* to_string(OnBatteryPolicy policy);  // "wait", "gentle", "trim"
+
 // How one filesystem is trimmed. Every field can be overridden per filesystem.
 struct TrimPolicy {
   bool enabled = true;
@@ -45,6 +51,9 @@ struct TrimPolicy {
   // virtual, where TRIM is what gives space back: don't skip them by default.
   bool skip_rotational = false;
   InlineDiscardPolicy inline_discard = InlineDiscardPolicy::Warn;
+  // Laptops: no trimming on battery by default, as Android's idle
+  // maintenance and Windows' drive optimisation do.
+  OnBatteryPolicy on_battery = OnBatteryPolicy::Wait;
   // [trim] only: on a clean stop, give back `discard` to the filesystems
   // trimd took over, so none is left with neither inline discard nor trimd.
   bool hand_back_on_stop = true;

@@ -44,6 +44,13 @@ InlineDiscardPolicy inline_discard(const Value& v) {
   v.fail(fmt::format("\"{}\" is not a choice (use warn, takeover or ignore)", text));
 }
 
+OnBatteryPolicy on_battery(const Value& v) {
+  const auto text = v.string();
+  for (const auto policy : {OnBatteryPolicy::Wait, OnBatteryPolicy::Gentle, OnBatteryPolicy::Trim})
+    if (text == to_string(policy)) return policy;
+  v.fail(fmt::format("\"{}\" is not a choice (use wait, gentle or trim)", text));
+}
+
 TrimPolicy::Scope scope(const Value& v) {
   const std::string text = v.string();
   if (text == "mounted") return TrimPolicy::Scope::Mounted;
@@ -145,6 +152,9 @@ constexpr ConfigKey kKeys[] = {
      "What trimd does about a filesystem mounted with synchronous online discard",
      AlsoPerFilesystem,
      [](V v, T t) { t.policy(set(&TrimPolicy::inline_discard, inline_discard(v))); }},
+    {"trim", "on_battery", "string", "\"wait\"",
+     "What a pass does while the machine runs on battery", AlsoPerFilesystem,
+     [](V v, T t) { t.policy(set(&TrimPolicy::on_battery, on_battery(v))); }},
     {"trim", "hand_back_on_stop", "boolean", "true",
      "On a clean stop, give \"discard\" back to the filesystems trimd took over", Global,
      [](V v, T t) { t.policy(set(&TrimPolicy::hand_back_on_stop, v.boolean())); }},

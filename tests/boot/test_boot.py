@@ -31,6 +31,7 @@ from boot_root import (Cleanup, Container, LoopFs, SlowTrimFs, cached_root_tarba
                        message_id, run, wait_for)
 from boot_cockpit import CockpitLogin, check_cockpit  # noqa: E402
 from boot_fleet import check_fleet_dropin  # noqa: E402
+from boot_citizen import check_catalog, check_sleep_lock  # noqa: E402
 
 TOOLS = ["debootstrap", "systemd-nspawn", "nsenter", "dpkg-buildpackage", "dh", "mkfs.ext4",
          "losetup", "setpriv"]
@@ -528,6 +529,8 @@ def main():
             step(box, checks)
         check_trim(box, checks, fs)
         check_pass_in_journal(box, checks)
+        check_catalog(box, checks, TRIMTEST)
+        check_sleep_lock(box, checks, TRIMTEST)
         check_polkit(box, checks)
         check_cockpit(box, checks, cockpit, TRIMTEST, args.artefacts)
         check_fleet_dropin(box, checks, cleanup, PASS_CONFIG, TRIMTEST)

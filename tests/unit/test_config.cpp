@@ -79,6 +79,7 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.gentle_pause, b.gentle_pause);
   EXPECT_EQ(a.skip_rotational, b.skip_rotational);
   EXPECT_EQ(a.inline_discard, b.inline_discard);
+  EXPECT_EQ(a.on_battery, b.on_battery);
   EXPECT_EQ(a.hand_back_on_stop, b.hand_back_on_stop);
   EXPECT_EQ(a.scope, b.scope);
   EXPECT_EQ(a.forget_after, b.forget_after);
@@ -263,6 +264,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   expected.gentle_pause = 10s;
   expected.skip_rotational = true;
   expected.inline_discard = trimd::InlineDiscardPolicy::Takeover;
+  expected.on_battery = trimd::OnBatteryPolicy::Gentle;
   expected.hand_back_on_stop = false;
   expect_same_policy(c.trim, expected);
   EXPECT_EQ(c.log_level, "debug");
@@ -285,6 +287,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   srv_expected.schedule.overdue_grace = 48h;
   srv_expected.skip_rotational = false;
   srv_expected.inline_discard = trimd::InlineDiscardPolicy::Ignore;
+  srv_expected.on_battery = trimd::OnBatteryPolicy::Trim;
   expect_same_policy(c.policy_for("/srv/web", "0b6b1b4e-3c8a-4a4e-9a53-1f2f1c8a2b3d", "xfs"),
                      srv_expected);
   EXPECT_FALSE(c.overrides[1].mount_point_glob || c.overrides[1].uuid);
@@ -403,6 +406,8 @@ TEST(ConfigErrors, PointAtTheOffendingKeyOrValue) {
       {"[trim]\ninline_discard = \"remount\"\n", 2, 18,
        "trim.inline_discard: \"remount\" is not a choice (use warn, takeover or ignore)"},
       {"[trim]\ninline_discard = true\n", 2, 18, "trim.inline_discard: expected a string"},
+      {"[trim]\non_battery = \"charge\"\n", 2, 14,
+       "trim.on_battery: \"charge\" is not a choice (use wait, gentle or trim)"},
       {"[[filesystem]]\nmatch = \"/\"\nhand_back_on_stop = false\n", 3, 1,
        "can only be set in [trim]"},
   });

@@ -132,6 +132,15 @@ TEST(Metrics, ShowTheFleetSlotsOnlyWhereAFilesystemIsCoordinated) {
   EXPECT_THAT(text, HasSubstr("trimd_fleet_slot_wait_seconds_total 7.5\n"));
 }
 
+TEST(Metrics, SayAFilesystemWaitsForACPower) {
+  FsStatus waiting = fresh_fs();
+  waiting.state = FsState::Waiting;
+  waiting.waiting_for = WaitingFor::OnBattery;
+  EXPECT_THAT(render_metrics({waiting}, {}, {}),
+              HasSubstr("trimd_filesystem_waiting{mount_point=\"/home\",fs_type=\"xfs\","
+                        "reason=\"on_battery\",disk=\"\",limit=\"\"} 1\n"));
+}
+
 TEST(Metrics, LabelAMountPointThatIsNotUtf8AsTheBusShowsItInValidUtf8) {
   FsStatus latin1 = fresh_fs();
   latin1.mount_point = "/srv/caf\xe9\n";

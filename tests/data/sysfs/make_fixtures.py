@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lays out the sysfs fixtures of tests/unit/test_sysfs_stacks.cpp.
+"""Lays out the sysfs fixtures of tests/unit/test_sysfs_stacks.cpp and
+tests/unit/test_power_supply.cpp.
 
 Each directory next to this script is the part of /sys that trimd reads
 (lib/system/block_topology.cpp), for one storage stack this machine's kernel cannot
@@ -14,6 +15,11 @@ build (no md, no device-mapper, no NVMe), laid out as the kernel does
   <disk>/queue/discard_max_bytes ...    whole disks and stacked devices only
   <holder>/slaves/<lower> and <lower>/holders/<holder>   relative symlinks
   block/<disk>, class/block/<any>, dev/block/<major:minor>   relative symlinks
+
+The power-* trees are /sys/class/power_supply (lib/system/power_supply.cpp,
+Documentation/ABI/testing/sysfs-class-power): class/power_supply/<name>
+links to devices/.../power_supply/<name>, which holds type, online, status,
+present and scope as the ACPI, UCSI and HID drivers write them.
 
 Git keeps no empty directories: an empty slaves/ or holders/ is left out,
 which is also how trimd reads a missing one.
@@ -214,7 +220,51 @@ def nvme_multipath():
     t.partition(head, 1, "259:1", 2048, 3907026944)
 
 
+ACPI = "devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A08:00/device:00/{device}/power_supply/{name}"
+UCSI = "devices/platform/USBC000:00/power_supply/{name}"
+HID = "devices/pci0000:00/0000:00:14.0/usb1/1-4/1-4:1.2/0003:046D:4082.0004/power_supply/{name}"
+
+
+def supply(tree, path, attributes):
+    for key, value in attributes.items():
+        tree.write(f"{path}/{key}", value)
+    tree.link(f"class/power_supply/{os.path.basename(path)}", path)
+
+
+def acpi_laptop(name, ac_online, battery_status):
+    t = Tree(name)
+    supply(t, ACPI.format(device="ACPI0003:00", name="AC"), {"type": "Mains", "online": ac_online})
+    supply(t, ACPI.format(device="PNP0C0A:00", name="BAT0"),
+           {"type": "Battery", "present": 1, "status": battery_status, "capacity": 81})
+    return t
+
+
+def power_on_ac():
+    acpi_laptop("power-on-ac", 1, "Charging")
+
+
+def power_on_battery():
+    acpi_laptop("power-on-battery", 0, "Discharging")
+
+
+def power_usb_c():
+    # Charged through USB-C (UCSI): no Mains supply; the battery held at a
+    # charge threshold says "Not charging".
+    t = Tree("power-usb-c")
+    supply(t, UCSI.format(name="ucsi-source-psy-USBC000:001"),
+           {"type": "USB", "usb_type": "C [PD] PD_PPS", "online": 1, "scope": "System"})
+    supply(t, ACPI.format(device="PNP0C0A:00", name="BAT0"),
+           {"type": "Battery", "present": 1, "status": "Not charging"})
+
+
+def power_desktop():
+    # No system battery; a wireless mouse's battery is a Device's, not the machine's.
+    t = Tree("power-desktop")
+    supply(t, HID.format(name="hid-00:11:22:33:44:55-battery"),
+           {"type": "Battery", "scope": "Device", "present": 1, "status": "Discharging"})
+
+
 if __name__ == "__main__":
     for make in (md_raid0, md_raid1, dm_crypt, dm_thin, lvm_linear, nvme_namespaces,
-                 nvme_multipath):
+                 nvme_multipath, power_on_ac, power_on_battery, power_usb_c, power_desktop):
         make()
