@@ -81,6 +81,7 @@
         retry: "its device went away mid-pass; looking again shortly",
         fleet_slot: "a slot of its shared backend (every slot is held elsewhere)",
         due: "due: it starts at the next chance",
+        pacing: "its duty budget: a pause after each chunk keeps discards to a share of the time",
     };
 
     const STATE_TITLES = {
