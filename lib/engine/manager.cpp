@@ -328,8 +328,8 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoin
   }
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
   Pass& pass = *fs.pass;
-  std::uint64_t length =
-      chunk_length(fs.policy, pass.gentle, fs.range_bytes_per_sec, pass.last_chunk_len);
+  std::uint64_t length = chunk_length(fs.policy, pass.gentle, fs.range_bytes_per_sec,
+                                      pass.last_chunk_len, fs.per_discard);
   if (pass.shrink_cap > 0) length = std::min(length, pass.shrink_cap);
   auto range = next_chunk(fs.fs.geometry, pass.cursor, length, fs.policy.min_extent_bytes);
   if (!range) {

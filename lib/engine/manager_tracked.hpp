@@ -114,6 +114,9 @@ struct Manager::Tracked {
   // Range per second of FITRIM time, learned from this filesystem's last
   // chunks (0 = nothing learned yet): sizes chunks to the policy's chunk_time.
   double range_bytes_per_sec = 0;
+  // The mean device time of one discard, learned likewise (0 = unknown): how
+  // fast a chunk may grow (chunk_sizing.hpp).
+  Duration per_discard{0};
   // The device time of a chunk that did not finish, told by chunk_discarded
   // and charged to the budget once it is reported back.
   Duration unreported_device_time{0};
