@@ -177,6 +177,7 @@ void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
 void ChunkRunner::report_done(ChunkReport report, const DiscardMeter& meter) {
   report.result.bytes_discarded = meter.bytes();
   report.result.discards = meter.discards();
+  report.result.discard_time = meter.discard_time();
   report.result.device_time = chunk_device_time(
       std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - report.started),
       meter.discard_time());

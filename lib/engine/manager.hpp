@@ -149,11 +149,15 @@ struct ChunkResult {
   std::optional<std::uint64_t> bytes_discarded;
   Duration elapsed{0};
   // How long the chunk kept its devices busy with discards
-  // (chunk_device_time() in lib/policy/duty.hpp), and how many discards they
-  // completed (0 where they count none): what the duty budget charges it, and
-  // what tells a fast device from a slow one when sizing the next chunk.
+  // (chunk_device_time() in lib/policy/duty.hpp): what the duty budget
+  // charges it.
   Duration device_time{0};
+  // How many discards its devices completed, and the sum of the time each
+  // took (diskstats; several in flight at once each count; nothing where
+  // they count none): what tells a fast device from a slow one when sizing
+  // the next chunk (chunk_sizing.hpp).
   std::uint64_t discards = 0;
+  std::optional<Duration> discard_time;
 };
 
 class ManagerError : public std::runtime_error {

@@ -19,8 +19,7 @@ constexpr std::uint64_t kUnboundedRange = 1ull << 62;
 
 double chunk_growth(Duration per_discard) {
   if (per_discard <= Duration{0} || per_discard >= kSlowDiscardTime) return 2;
-  const double faster = std::chrono::duration<double>(kSlowDiscardTime).count() /
-                        std::chrono::duration<double>(per_discard).count();
+  const auto faster = static_cast<double>(kSlowDiscardTime / per_discard);  // whole times
   return std::min(2 * faster, kMaxChunkGrowth);
 }
 
@@ -50,9 +49,9 @@ Duration chunk_time_limit(const TrimPolicy& policy, unsigned doublings) {
   return std::min(limit, Duration{kMaxChunkTimeLimit});
 }
 
-Duration learn_discard_time(Duration previous, Duration device_time, std::uint64_t discards) {
-  if (discards < kMinDiscardsToLearn || device_time <= Duration{0}) return previous;
-  const Duration sample{device_time.count() / static_cast<Duration::rep>(discards)};
+Duration learn_discard_time(Duration previous, Duration discard_time, std::uint64_t discards) {
+  if (discards < kMinDiscardsToLearn || discard_time <= Duration{0}) return previous;
+  const Duration sample{discard_time.count() / static_cast<Duration::rep>(discards)};
   if (sample <= Duration{0}) return previous;
   return previous <= Duration{0} ? sample : (previous + sample) / 2;
 }

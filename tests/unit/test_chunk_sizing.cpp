@@ -64,6 +64,9 @@ TEST(ChunkGrowth, IsTwofoldOnASlowOrUnknownDeviceAndMoreAsItsDiscardsGetCheaper)
   EXPECT_EQ(chunk_growth(2ms), 2.0) << "the exclusive and queued models, a SATA SSD";
   EXPECT_EQ(chunk_growth(20ms), 2.0);
   EXPECT_EQ(chunk_growth(1ms), 4.0);
+  EXPECT_EQ(chunk_growth(1900us), 2.0) << "a 2 ms device measured a little fast: no change";
+  EXPECT_EQ(chunk_growth(1100us), 2.0);
+  EXPECT_EQ(chunk_growth(700us), 4.0) << "whole times faster";
   EXPECT_EQ(chunk_growth(500us), 8.0);
   EXPECT_EQ(chunk_growth(250us), 16.0) << "the thin model's discards through FUSE";
   EXPECT_EQ(chunk_growth(10us), kMaxChunkGrowth);

@@ -297,7 +297,8 @@ TEST_F(ManagerTest, TimedChunksGrowFasterOnADeviceWhoseDiscardsAreCheap) {
     ChunkResult r = ok(jobs[0]);
     r.elapsed = 25ms;  // 2.5 GiB/s: 5 GiB would fit in chunk_time
     r.discards = 100;
-    r.device_time = per_discard * 100;
+    r.discard_time = per_discard * 100;
+    r.device_time = *r.discard_time;
     m->chunk_finished(jobs[0], r, now, mono);
     jobs = m->take_jobs(now, mono);
     ASSERT_EQ(jobs.size(), 1u);
