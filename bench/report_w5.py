@@ -3,11 +3,14 @@ table per configuration and the charts of the backend over time."""
 from lib import ratios
 from lib.backend_sampler import rates
 import report_charts
+import report_w5_duty
 from report_targets import ratio, x
 
 MiB = 2**20
 COLORS = {"notrim": "tab:blue", "storm": "tab:red", "spread": "tab:orange",
-          "trimd-nocap": "tab:purple", "trimd-cap1": "tab:green", "trimd-cap2": "tab:olive"}
+          "trimd-nocap": "tab:purple", "trimd-cap1": "tab:green", "trimd-cap2": "tab:olive",
+          "trimd-cap1-duty0.5%": "tab:cyan", "trimd-cap1-duty1%": "tab:brown",
+          "trimd-cap1-duty2%": "tab:pink", "trimd-host-duty": "tab:gray"}
 SMOOTH_S = 1.0  # hosts discarding at once: the most within each second
 
 
@@ -123,8 +126,10 @@ def w5_section(w5, charts, _small_chunk, latency_ms):
            f"configuration (a twin of one template). The tenant's probe runs {w5['probe_s']:g} s in "
            f"every configuration; the hosts start {w5['lead_s']:g} s into it: all fstrim at once "
            f"(*storm*), fstrim at random points of {w5['spread_s']:g} s (*spread*), one trimd per "
-           "host without a cap, and with `[fleet]` `max_concurrent` 1 and 2 through one local "
-           "etcd. The shared loop device runs without writeback throttling (blk-wbt would "
+           "host without a cap, with `[fleet]` `max_concurrent` 1 and 2 through one local "
+           "etcd, with one slot and a `[fleet] duty` budget (*cap1-duty*), and with `[trim] duty` "
+           "on every host and no cap (*host-duty*); a configuration with a budget runs on after "
+           "the probe until every host is done. The shared loop device runs without writeback throttling (blk-wbt would "
            "let at most 4 discards of all hosts together into its queue, a limit no fleet of "
            "separate VMs has). Every trimd has its own state dir, no bus, a policy limited to its mount, and "
            "idle limits its disk never crosses (a VM cannot see the backend's load), so the "
@@ -144,6 +149,7 @@ def w5_section(w5, charts, _small_chunk, latency_ms):
            "started beyond those their passes kept, i.e. killed by trimd's chunk time limit "
            "(twice `chunk_time`) and redone from their start, their discards sent again.\n"]
     out += [fleet_line(name, r) for name, r in w5["configs"].items() if r.get("max_concurrent")]
+    out.append(report_w5_duty.duty_table(w5, paired_p99))
     out += [f"![W5]({name})\n" for name in charts.get("W5", [])]
     return "\n".join(out)
 
@@ -199,7 +205,9 @@ def draw(results, out_dir):
     w5 = results.get("workloads", {}).get("W5")
     if not report_charts.available() or not w5 or not w5.get("configs"):
         return {}
-    return {"W5": [backend_chart(w5, out_dir), latency_chart(w5, out_dir)]}
+    charts = [backend_chart(w5, out_dir), latency_chart(w5, out_dir),
+              report_w5_duty.duty_chart(w5, out_dir, paired_p99)]
+    return {"W5": [c for c in charts if c]}
 
 
 def judge_at_least(low, high, limit):
@@ -233,12 +241,20 @@ def targets(w5, target):
                           f"{f(mine)} vs {f(spread_s)} s", "≤ spread",
                           None if spread_s is None else (mine is not None and mine <= spread_s),
                           f"spread: fstrim at random points of {w5['spread_s']:g} s"))
-        logged = [v for v in (r.get("max_slots_at_once"), r.get("max_chunks_at_once")) if v is not None]
-        most = max(logged) if logged else None
-        out.append(target("W5", f"hosts trimming at once, max_concurrent {cap}",
-                          f"{most} (slots {r.get('max_slots_at_once')}, FITRIM calls "
-                          f"{r.get('max_chunks_at_once')})", f"≤ {cap}",
-                          None if most is None else most <= cap,
-                          f"from the trimds' logs; partitions with I/O in flight, sampled: "
-                          f"{r.get('max_hosts_discarding')}"))
-    return out
+        out.append(at_once_target(f"max_concurrent {cap}", r, cap, target))
+    for name in report_w5_duty.budgeted(w5):
+        cap = configs[name].get("max_concurrent")
+        if cap:
+            out.append(at_once_target(f"{name}", configs[name], cap, target))
+    return out + report_w5_duty.targets(w5, target, paired_p99)
+
+
+def at_once_target(what, r, cap, target):
+    logged = [v for v in (r.get("max_slots_at_once"), r.get("max_chunks_at_once")) if v is not None]
+    most = max(logged) if logged else None
+    return target("W5", f"hosts trimming at once, {what}",
+                  f"{most} (slots {r.get('max_slots_at_once')}, FITRIM calls "
+                  f"{r.get('max_chunks_at_once')})", f"≤ {cap}",
+                  None if most is None else most <= cap,
+                  f"from the trimds' logs; partitions with I/O in flight, sampled: "
+                  f"{r.get('max_hosts_discarding')}")

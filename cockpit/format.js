@@ -120,6 +120,7 @@
         fleet_slot: N_("a slot of its shared backend (every slot is held elsewhere)"),
         on_battery: N_("AC power (the machine runs on battery)"),
         due: N_("due: it starts at the next chance"),
+        pacing: N_("its duty budget: a pause after each chunk keeps discards to a share of the time"),
     };
 
     const STATE_TITLES = {

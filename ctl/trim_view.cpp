@@ -147,7 +147,10 @@ class TerminalView final : public TrimView {
                        "  " + progress_bar(fs.progress, bar_width) + " ";
     const std::string percent = format_percent(fs.progress);
     text += std::string(4 - std::min<std::size_t>(4, percent.size()), ' ') + percent;
-    if (const auto held = held_because(target)) text += "  " + *held;
+    if (const auto held = held_because(target))
+      text += "  " + *held;
+    else if (fs.waiting_for == "pacing")  // the duty budget: when the next chunk comes
+      text += "  " + fs.state_reason;
     return {text};
   }
 

@@ -53,6 +53,7 @@ constexpr std::array kFilesystemProperties{
     FilesystemProperty{"PreemptionsTotal", [](Fs s) -> BusValue { return s.lifetime.preemptions; }},
     FilesystemProperty{"PausesTotal", [](Fs s) -> BusValue { return s.lifetime.pauses; }},
     FilesystemProperty{"FailuresTotal", [](Fs s) -> BusValue { return s.lifetime.failures; }},
+    FilesystemProperty{"Duty", [](Fs s) -> BusValue { return s.duty; }},
 };
 
 using M = const ManagerSources&;

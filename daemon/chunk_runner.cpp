@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <cstring>
 
+#include "duty.hpp"
 #include "log_event.hpp"
 #include "units.hpp"
 
@@ -171,8 +172,15 @@ void ChunkRunner::settle(ChunkReport report, DiscardMeter meter) {
   arm_sampling();
 }
 
+// What it discarded and what that cost the device, measured until its
+// discards completed (or the wait for them gave up).
 void ChunkRunner::report_done(ChunkReport report, const DiscardMeter& meter) {
   report.result.bytes_discarded = meter.bytes();
+  report.result.discards = meter.discards();
+  report.result.discard_time = meter.discard_time();
+  report.result.device_time = chunk_device_time(
+      std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - report.started),
+      meter.discard_time());
   on_done_(report);
 }
 
@@ -219,6 +227,7 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
 
   ChunkReport report;
   report.job = std::move(chunk->job);
+  report.started = chunk->started;
   report.result.elapsed =
       std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - chunk->started);
   const std::string& where = report.job.target.mount_point;

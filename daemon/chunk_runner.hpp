@@ -41,6 +41,7 @@ struct ChunkReport {
   ChunkResult result;        // for Finished; bytes_discarded for every end
   PreemptDecision decision;  // for Preempted
   std::string why;           // for Died
+  std::chrono::steady_clock::time_point started;
 };
 
 class ChunkRunner {

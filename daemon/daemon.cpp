@@ -149,7 +149,7 @@ void Daemon::sample_diskstats() {
 
 void Daemon::chunk_ended(const ChunkReport& report) {
   if (report.end != ChunkEnd::Finished)
-    manager_->chunk_discarded(report.job, report.result.bytes_discarded);
+    manager_->chunk_discarded(report.job, report.result.bytes_discarded, report.result.device_time);
   switch (report.end) {
     case ChunkEnd::Finished:
       manager_->chunk_finished(report.job, report.result, now(), mono());

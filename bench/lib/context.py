@@ -65,13 +65,19 @@ class Params:
     w5_hosts: int = 16            # hosts' filesystems on one slowtrim backend, as partitions
     w5_host_part: int = 96 * MiB
     w5_tenant_part: int = 160 * MiB
-    w5_pairs: int = 1500          # files freed per host between as many kept: its extents
+    # files freed per host between as many kept: its extents. Few, so that the passes held to
+    # a duty budget (device time / duty: 200x at 0.5%) fit W5 in about 40 minutes
+    w5_pairs: int = 48
     w5_file_bytes: int = 8192
-    w5_probe_s: float = 120.0     # the tenant's probe, the same length in every configuration
+    w5_probe_s: float = 60.0      # the tenant's probe, the same length in every configuration
     w5_lead_s: float = 3.0        # probe before the hosts start
-    w5_spread_s: float = 90.0     # fstrim spread: each host starts at a random point of this
-    w5_deadline_s: float = 400.0  # after the start: hosts not done by then are not reclaimed
+    w5_spread_s: float = 45.0     # fstrim spread: each host starts at a random point of this
+    # after the start: hosts not done by then are not reclaimed (with a budget: at least
+    # twice the device time over it)
+    w5_deadline_s: float = 120.0
     w5_rounds: int = 2            # rounds of every configuration, no trim first in each
+    w5_fleet_duties: tuple = ("0.5%", "1%", "2%")  # [fleet] duty with max_concurrent = 1
+    w5_host_duty: str = "1%"      # [trim] duty on every host, no cap ("": none)
     w6_hosts: int = 1000          # simulated hosts (bench/fleet_sim) on one backend
     w6_max_concurrent: int = 4
     w6_ttl_s: float = 10.0        # their leases
@@ -112,8 +118,9 @@ class Params:
                    fio_seconds=2.0, fio_idle_window="1s", fio_idle_window_s=1.0, fio_async_jobs=(),
                    fio_lead_s=1.0, fio_image=320 * MiB, fio_pairs=400, fio_file_mib=16,
                    w3_fs=("ext4",), w3_rounds=2, w4_count=8, w4_freed=2 * MiB, w4_idle_s=idle_seconds,
-                   w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=150,
+                   w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=50,
                    w5_probe_s=6.0, w5_lead_s=1.0, w5_spread_s=3.0, w5_deadline_s=60.0, w5_rounds=1,
+                   w5_fleet_duties=("10%",), w5_host_duty="5%",
                    w6_hosts=200, w6_ttl_s=5.0, w6_arrive_over_s=5.0, w6_leader_stop_after_s=15.0,
                    w6_leader_stop_s=5.0, w6_give_up_s=300.0)
 

@@ -57,24 +57,29 @@ class Fstrims:
 
 
 class Trimds:
-    """One trimd per host; with `etcd_url`, [fleet] with `max_concurrent`."""
+    """One trimd per host; with `etcd_url`, [fleet] with `max_concurrent` (and
+    `fleet_duty`, its duty budget); `host_duty`: [trim] duty on every host."""
 
-    def __init__(self, bench, mounts, raw, etcd_url=None, max_concurrent=None):
+    def __init__(self, bench, mounts, raw, etcd_url=None, max_concurrent=None, fleet_duty=None,
+                 host_duty=None):
         self.bench, self.mounts, self.raw = bench, mounts, raw
-        self.configs = [self._config(i, mnt, etcd_url, max_concurrent)
+        self.configs = [self._config(i, mnt, etcd_url, max_concurrent, fleet_duty, host_duty)
                         for i, mnt in enumerate(mounts)]
         self.logs = [os.path.join(raw, f"trimd-{i:02d}.log") for i in range(len(mounts))]
         self.procs = []
         self.started = None
 
-    def _config(self, i, mnt, etcd_url, max_concurrent):
+    def _config(self, i, mnt, etcd_url, max_concurrent, fleet_duty, host_duty):
         path = os.path.join(self.bench.scratch("w5-policy"), f"host{i:02d}.toml")
+        duty = [("trim.duty", host_duty)] if host_duty else []
         trimd.write_config(path, mnt, IDLE_WINDOW, SAMPLE_INTERVAL,
-                           overrides=NEVER_BUSY + self.bench.overrides)
+                           overrides=NEVER_BUSY + duty + self.bench.overrides)
         if etcd_url:
             with open(path, "a") as f:
                 f.write(f'[fleet]\netcd = ["{etcd_url}"]\nmax_concurrent = {max_concurrent}\n'
                         f'backend = "{BACKEND}"\n')
+                # Written even when none: the cap alone, whatever the default.
+                f.write(f'duty = "{fleet_duty or "0"}"\n')
         trimd.check_config(self.bench.trimd, path)
         return path
 

@@ -90,3 +90,11 @@ def summary(samples, since=None, until=None):
         out[name] = {"p50": percentile(values, 50), "p99": percentile(values, 99),
                      "max": max(values) if values else None}
     return out
+
+
+def waited_share(samples, threshold_ms):
+    """The share of the probe's writes (0..1) that took `threshold_ms` or
+    longer: at least one discard's wait on the emulated device."""
+    if not samples:
+        return None
+    return sum(1 for s in samples if s[1] >= threshold_ms) / len(samples)

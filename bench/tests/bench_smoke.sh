@@ -64,7 +64,7 @@ report=$out/full/report.md
 expect "report.md written" test -s "$report"
 for section in "## Targets" "## W1: delete storm" "## W2: trim under load" \
     "## W3: idle throughput" "## W4: footprint" "## FIO: real foregrounds" "## W5: trim storm" \
-    "## W6: the fleet at scale" "## Harness checks"; do
+    "### The duty budget" "## W6: the fleet at scale" "## Harness checks"; do
     expect "report has '$section'" grep -qF "$section" "$report"
 done
 if grep "not measured" "$report" >&2; then  # the lines above say which and why
@@ -78,7 +78,7 @@ expect "W1 btrfs judges trimd by an fstrim on its own mount after the pass" \
 expect "results.json parses" /usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
     "$out/full/results.json"
 if [[ -n $charts ]]; then
-    for png in w1_ext4 w1_xfs w2_latency w3_pass w4_footprint w5_backend w5_latency; do
+    for png in w1_ext4 w1_xfs w2_latency w3_pass w4_footprint w5_backend w5_latency w5_duty; do
         expect "$png.png drawn" test -s "$out/full/$png.png"
     done
 fi

@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import report_fio  # noqa: E402
 import report_targets  # noqa: E402
 import report_w5  # noqa: E402
+import report_w5_duty  # noqa: E402
 from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
 from lib.context import Params  # noqa: E402
@@ -20,6 +21,7 @@ from lib import backend_sampler, blkio, etcd, host_trims, shared_backend  # noqa
 from lib import message_ids, trimd  # noqa: E402
 from workloads import w1_delete_storm as w1  # noqa: E402
 from workloads import w3_idle_throughput as w3  # noqa: E402
+from workloads import w5_trim_storm as w5  # noqa: E402
 
 LIMITS = (20, 1024 * 1024, 0.05)  # trimd's default idle limits
 
@@ -469,6 +471,73 @@ class TrimStorm(unittest.TestCase):
         self.assertTrue(verdicts["tenant p99, trimd max_concurrent 1, vs no trim"])
         self.assertTrue(verdicts["every host reclaimed, trimd max_concurrent 1, vs fstrim spread"])
         self.assertFalse(verdicts["hosts trimming at once, max_concurrent 1"])  # 2 calls at once
+
+
+class DutyBudget(unittest.TestCase):
+    """W5 with [fleet] duty and [trim] duty (issue 34)."""
+
+    @staticmethod
+    def run_with(duty_s, span_s, reclaimed_s, cap=1):
+        samples = [{"t": 10.0 + i, "discards": min(i, int(span_s)) * 7} for i in range(int(span_s) + 5)]
+        return {"slowtrim": {"discard_ns": int(duty_s * 1e9)}, "backend_samples": samples,
+                "reclaimed_s": reclaimed_s, "max_concurrent": cap}
+
+    def test_every_budget_is_a_configuration_and_the_hosts_budget_counts_for_every_host(self):
+        names, trimds = w5.configs(Params.full())
+        self.assertEqual(names[0], "notrim")
+        self.assertIn("trimd-cap1-duty1%", names)
+        self.assertEqual(trimds["trimd-cap1-duty0.5%"], (1, "0.5%", None))
+        self.assertEqual(trimds["trimd-host-duty"], (None, None, "1%"))
+        self.assertAlmostEqual(w5.duty_of(Params.full(), trimds["trimd-host-duty"]), 0.16)
+        self.assertAlmostEqual(w5.duty_of(Params.full(), trimds["trimd-cap1-duty2%"]), 0.02)
+        self.assertIsNone(w5.duty_of(Params.full(), trimds["trimd-cap1"]))
+
+    def test_a_budget_stretches_the_deadline_to_twice_the_device_time_over_it(self):
+        p = Params.full()
+        self.assertEqual(w5.deadline_s(p, (1, "0.5%", None), 1.5), 2 * 1.5 / 0.005 + 30)
+        self.assertEqual(w5.deadline_s(p, (1, None, None), 1.5), p.w5_deadline_s)
+        self.assertEqual(w5.deadline_s(p, (1, "1%", None), None), p.w5_deadline_s)
+
+    def test_the_measured_duty_is_the_device_time_over_the_span_of_the_discards(self):
+        r = self.run_with(duty_s=2.0, span_s=100, reclaimed_s=101.0)
+        self.assertAlmostEqual(report_w5_duty.discarding_span(r), 99.0)
+        self.assertAlmostEqual(report_w5_duty.measured_duty(r), 2.0 / 99.0)
+        self.assertIsNone(report_w5_duty.measured_duty(self.run_with(2.0, 0, None)))
+
+    def test_every_host_is_reclaimed_when_the_backing_file_is_down_and_every_pass_has_ended(self):
+        r = {"reclaimed_s": 50.0, "trim_started_at": 100.0, "done_at": {0: 130.0, 1: 180.0}}
+        self.assertEqual(report_w5_duty.reclaimed_s(r), 80.0)
+        r["reclaimed_s"] = 95.0
+        self.assertEqual(report_w5_duty.reclaimed_s(r), 95.0)
+        self.assertIsNone(report_w5_duty.reclaimed_s({}))
+
+    def test_waited_writes_are_judged_round_by_round_against_no_trim(self):
+        w = {"waited_rounds": {"notrim": [0.04, 0.02], "x": [0.045, 0.04]}}
+        excess, mine, base = report_w5_duty.waited_excess(w, "x")
+        self.assertAlmostEqual(excess, 0.0125)
+        self.assertAlmostEqual(mine, 0.0425)
+        self.assertAlmostEqual(base, 0.03)
+
+    def verdicts(self, duty_s, span_s, reclaimed_s, p99s, waited):
+        w = {"hosts": 16, "duties": {"trimd-cap1-duty1%": 0.01},
+             "p99_rounds": {"notrim": [5.0, 5.0], "trimd-cap1-duty1%": p99s},
+             "waited_rounds": {"notrim": [0.04, 0.04], "trimd-cap1-duty1%": waited},
+             "configs": {"trimd-cap1-duty1%": self.run_with(duty_s, span_s, reclaimed_s)}}
+        return {t["what"]: t["met"]
+                for t in report_w5_duty.targets(w, report_targets.target, report_w5.paired_p99)}
+
+    def test_one_slot_at_one_percent_meets_every_target_when_it_keeps_to_its_budget(self):
+        v = self.verdicts(2.0, 200, 210.0, [5.5, 6.0], [0.045, 0.048])
+        self.assertEqual(set(v.values()), {True}, v)
+
+    def test_each_target_can_be_missed(self):
+        v = self.verdicts(2.0, 100, 300.0, [9.0, 10.0], [0.09, 0.07])
+        self.assertFalse(v["tenant p99, max_concurrent 1 and [fleet] duty 1%, vs no trim"])
+        self.assertFalse(v["tenant writes that waited ≥ 1 discard, duty 1%, vs no trim"])
+        self.assertFalse(v["measured duty of the backend, [fleet] duty 1%"])
+        self.assertFalse(v["every host reclaimed, [fleet] duty 1%, vs device time / budget"])
+        too_slow = self.verdicts(2.0, 300, 280.0, [5.0, 5.0], [0.04, 0.04])
+        self.assertFalse(too_slow["measured duty of the backend, [fleet] duty 1%"])
 
 
 class Blkio(unittest.TestCase):

@@ -8,9 +8,14 @@ discards queue on the same device. Every configuration runs on a fresh
 `cp --sparse=always` twin of one template in which each host has written
 and deleted the same files. Configurations: no trim (the baseline); every
 host's fstrim at once (the storm); fstrim at random delays over
-Params.w5_spread_s; one trimd per host without a cap; and with [fleet]
-max_concurrent 1 and 2 through a single local etcd. The probe runs for the
-same time in every configuration; the hosts start Params.w5_lead_s into it.
+Params.w5_spread_s; one trimd per host without a cap; with [fleet]
+max_concurrent 1 and 2 through a single local etcd; with one slot and a
+[fleet] duty budget (Params.w5_fleet_duties); and with a [trim] duty on every
+host and no cap (Params.w5_host_duty: the fleet gets hosts x that). The probe
+runs for the same time in every configuration; the hosts start
+Params.w5_lead_s into it. A configuration with a budget runs on after the
+probe until every host's pass has ended, which takes about the backend's
+device time over the budget.
 """
 import contextlib
 import os
@@ -27,30 +32,81 @@ TITLE = "trim storm"
 BASELINE = "notrim"
 STORM = "storm"
 SPREAD = "spread"
-CONFIGS = (BASELINE, STORM, SPREAD, "trimd-nocap", "trimd-cap1", "trimd-cap2")  # baseline first
-CAPS = {"trimd-cap1": 1, "trimd-cap2": 2}
+FIXED = (BASELINE, STORM, SPREAD, "trimd-nocap", "trimd-cap1", "trimd-cap2")  # baseline first
+HOST_DUTY = "trimd-host-duty"
 RECLAIM_SLACK = 0.01  # reclaimed: down to the storm's allocation, but for 1% of what it freed
+# or this, what the filesystems' own journal writes may allocate meanwhile (the template is
+# small: 6 MiB freed in all at full size)
+RECLAIM_FLOOR = 256 * 1024
 PREFIX = f"/trimd/v1/{BACKEND}/"
+
+
+def fleet_duty_name(duty):
+    return f"trimd-cap1-duty{duty}"
+
+
+def configs(p):
+    """Every configuration's name, no trim first, and {name: (max_concurrent,
+    [fleet] duty, [trim] duty)} for trimd's."""
+    trimds = {"trimd-nocap": (None, None, None), "trimd-cap1": (1, None, None),
+              "trimd-cap2": (2, None, None)}
+    for duty in p.w5_fleet_duties:
+        trimds[fleet_duty_name(duty)] = (1, duty, None)
+    if p.w5_host_duty:
+        trimds[HOST_DUTY] = (None, None, p.w5_host_duty)
+    names = FIXED + tuple(n for n in trimds if n not in FIXED)
+    return names, trimds
+
+
+def duty_of(p, trimd_config):
+    """The whole fleet's budget, a fraction: [fleet] duty, or hosts x [trim]
+    duty; None without a budget."""
+    _, fleet, host = trimd_config
+    if fleet:
+        return parse_percent(fleet)
+    if host:
+        return parse_percent(host) * p.w5_hosts
+    return None
+
+
+def parse_percent(text):
+    return float(text.rstrip("%")) / 100
+
+
+def deadline_s(p, trimd_config, device_s):
+    """How long the hosts get: a budget stretches their passes to about the
+    device time over it."""
+    duty = duty_of(p, trimd_config) if trimd_config else None
+    if not duty or not device_s:
+        return p.w5_deadline_s
+    return max(p.w5_deadline_s, 2.0 * device_s / duty + 30.0)
 
 
 def run(bench):
     require_tools(["sfdisk", "partx", etcd.ETCD])
     template = bench.image("w5-template")
+    names, trimds = configs(bench.p)
     try:
         notes = shared_backend.make_template(bench, template)
         out = {"hosts": bench.p.w5_hosts, "host_part": bench.p.w5_host_part,
                "freed": notes["freed"], "spread_s": bench.p.w5_spread_s,
                "probe_s": bench.p.w5_probe_s, "lead_s": bench.p.w5_lead_s,
-               "configs": {}, "p99_rounds": {name: [] for name in CONFIGS}}
-        level = None
+               "duties": {n: duty_of(bench.p, c) for n, c in trimds.items()},
+               "configs": {}, "p99_rounds": {name: [] for name in names},
+               "waited_rounds": {name: [] for name in names}}
+        level = device_s = None
         for i in range(bench.p.w5_rounds):
-            for name in CONFIGS:
+            for name in names:
                 say(f"W5: {name}, round {i + 1} of {bench.p.w5_rounds}")
-                res = run_config(bench, template, name, i)
+                res = run_config(bench, template, name, i, trimds.get(name),
+                                 deadline_s(bench.p, trimds.get(name), device_s))
                 if name == STORM and level is None:
                     level = reclaim_level(res)
                     out["reclaim_level"] = level
+                    device_s = res["slowtrim"]["discard_ns"] / 1e9
                 out["p99_rounds"][name].append(res["probe"]["write"]["p99"])
+                out["waited_rounds"][name].append(
+                    latency.waited_share(res["probe_samples"], bench.p.latency_ms))
                 if i == 0:
                     out["configs"][name] = res
         for res in out["configs"].values():
@@ -66,7 +122,7 @@ def reclaim_level(storm):
     """Every host reclaimed: the backing file down to where the storm
     (every host's fstrim, run to its end) left it, but for 1%."""
     freed = max(0, storm["alloc_start"] - storm["alloc_end"])
-    return storm["alloc_end"] + max(RECLAIM_SLACK * freed, disks.MiB)
+    return storm["alloc_end"] + max(RECLAIM_SLACK * freed, RECLAIM_FLOOR)
 
 
 def summarize_reclaim(res, level):
@@ -83,17 +139,18 @@ def first_at_or_below(samples, level, since):
     return None
 
 
-def hosts_for(bench, name, mounts, raw, etcd_url):
+def hosts_for(bench, name, mounts, raw, etcd_url, trimd_config):
     if name == STORM:
         return Fstrims(mounts, [0.0] * len(mounts), raw)
     if name == SPREAD:
         return Fstrims.spread(mounts, bench.p.w5_spread_s, raw)
-    if name.startswith("trimd"):
-        return Trimds(bench, mounts, raw, etcd_url, CAPS.get(name))
+    if trimd_config:
+        cap, fleet_duty, host_duty = trimd_config
+        return Trimds(bench, mounts, raw, etcd_url, cap, fleet_duty, host_duty)
     return None
 
 
-def run_config(bench, template, name, round_index):
+def run_config(bench, template, name, round_index, trimd_config, deadline):
     twin = bench.image("w5-twin")
     disks.make_twin(template, twin)
     raw = bench.raw("W5", name if round_index == 0 else f"{name}.round{round_index + 1}")
@@ -107,7 +164,7 @@ def run_config(bench, template, name, round_index):
             with shared_backend.mounted_all(dev, mounts, tenant) as parts:
                 stats0 = disk.stats()
                 res.update(probe_and_trim(bench, name, twin, dev, parts, disk.stats_path,
-                                          mounts, tenant, raw))
+                                          mounts, tenant, raw, trimd_config, deadline))
             stats1 = disk.stats()
         res["slowtrim"] = bench.check_counters("W5", name, stats1, stats0)
         res["alloc_end"] = disks.allocated(twin)
@@ -116,20 +173,22 @@ def run_config(bench, template, name, round_index):
     return res
 
 
-def probe_and_trim(bench, name, twin, dev, parts, stats_path, mounts, tenant, raw):
+def probe_and_trim(bench, name, twin, dev, parts, stats_path, mounts, tenant, raw, trimd_config,
+                   deadline):
     p = bench.p
     probe = latency.Probe(os.path.join(tenant, populate.PROBE_FILE), p.w5_probe_s,
                           os.path.join(raw, "probe.csv"))
     res, done_at = {}, {}
+    cap = trimd_config[0] if trimd_config else None
     with contextlib.ExitStack() as stack:
         etcd_url = None
-        if name in CAPS:  # started before the probe: its start-up is not the hosts'
+        if cap:  # started before the probe: its start-up is not the hosts'
             etcd_url = stack.enter_context(etcd.member(bench.scratch("w5-etcd", name),
                                                        os.path.join(raw, "etcd.log")))
         sampler = stack.enter_context(BackendSampler(
             twin, os.path.basename(dev), [os.path.basename(x) for x in parts[:-1]], stats_path,
             etcd_url=etcd_url, etcd_prefix=PREFIX))
-        hosts = hosts_for(bench, name, mounts, raw, etcd_url)
+        hosts = hosts_for(bench, name, mounts, raw, etcd_url, trimd_config)
         with latency.running(probe):
             time.sleep(p.w5_lead_s)
             if hosts:
@@ -142,7 +201,7 @@ def probe_and_trim(bench, name, twin, dev, parts, stats_path, mounts, tenant, ra
                 time.sleep(0.05)
             probe.wait()
         if hosts:
-            wait_hosts(hosts, done_at, res["trim_started_at"] + p.w5_deadline_s, len(mounts))
+            wait_hosts(hosts, done_at, res["trim_started_at"] + deadline, len(mounts))
             hosts.stop()
             res["events"] = hosts.events()
     res.update({"probe_start": probe.started_at, "probe_end": probe.ended_at,
@@ -151,7 +210,7 @@ def probe_and_trim(bench, name, twin, dev, parts, stats_path, mounts, tenant, ra
                 "etcd_keys": sampler.etcd_keys, "done_at": done_at})
     if hosts:
         res["host_started_at"] = {i: hosts.started_at(i) for i in range(len(mounts))}
-        res.update(concurrency(res, sampler, name))
+        res.update(concurrency(res, sampler, cap))
     return res
 
 
@@ -164,7 +223,7 @@ def wait_hosts(hosts, done_at, deadline, count):
         say(f"W5: {count - len(done_at)} host(s) not done by the deadline")
 
 
-def concurrency(res, sampler, name):
+def concurrency(res, sampler, cap):
     """How many hosts trimmed at once: sampled from the partitions'
     discards in flight, and for trimd from the slots and chunks it logged."""
     out = {"max_hosts_discarding": max((s["hosts_discarding"] for s in sampler.samples), default=0)}
@@ -175,8 +234,8 @@ def concurrency(res, sampler, name):
         slots = slot_intervals(events, until)
         out["slot_intervals"] = slots
         out["max_slots_at_once"] = max_overlap(slots) if slots else None
-    if name in CAPS:
-        out["max_concurrent"] = CAPS[name]
+    if cap:
+        out["max_concurrent"] = cap
     return out
 
 

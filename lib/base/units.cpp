@@ -272,6 +272,24 @@ std::string format_size(std::uint64_t bytes) {
   return fmt::format("{:.1f} {}", rounded, units[unit]);
 }
 
+double parse_share(std::string_view text) {
+  std::string_view rest = strip_spaces(text);
+  const auto number = take_decimal(rest);
+  const bool zero = number && number->whole == 0 && number->fraction == 0;
+  if (!number || number->too_large || !(rest == "%" || (rest.empty() && zero)))
+    throw std::invalid_argument(
+        fmt::format("\"{}\" is not a share of time (use a percentage such as \"2%\" or "
+                    "\"0.5%\", or \"0\")",
+                    text));
+  const double percent =
+      static_cast<double>(number->whole) +
+      static_cast<double>(number->fraction) / static_cast<double>(number->fraction_scale);
+  if (percent > 100) throw std::invalid_argument(fmt::format("\"{}\" is more than 100%", text));
+  return percent / 100;
+}
+
+std::string format_share(double share) { return fmt::format("{:.4g}%", share * 100); }
+
 std::string format_duration(Duration d) {
   std::int64_t usec = d.count();
   if (usec == 0) return "0s";

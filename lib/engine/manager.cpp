@@ -78,6 +78,7 @@ const char* to_string(WaitingFor what) {
     case WaitingFor::Retry: return "retry";
     case WaitingFor::FleetSlot: return "fleet_slot";
     case WaitingFor::OnBattery: return "on_battery";
+    case WaitingFor::Pacing: return "pacing";
   }
   return nullptr;
 }
@@ -268,6 +269,7 @@ bool Manager::ready_to_trim(Tracked& fs, TimePoint now, SteadyPoint mono) {
     set_wait(fs, Wait{pass.backoff, {}, {}}, now);
     return false;
   }
+  if (paced(fs, now, mono)) return false;
   const auto busy = pass.ignore_idle ? std::nullopt : idleness_.first_busy(fs.fs.disk_names(), now);
   const bool gentle = busy && is_overdue(fs.policy.schedule, fs.due, now);
   if (busy && !gentle) {
@@ -334,8 +336,8 @@ std::optional<ChunkJob> Manager::next_job(Tracked& fs, TimePoint now, SteadyPoin
   }
   if (!ready_to_trim(fs, now, mono)) return std::nullopt;
   Pass& pass = *fs.pass;
-  std::uint64_t length =
-      chunk_length(fs.policy, gentle_pace(pass), fs.range_bytes_per_sec, pass.last_chunk_len);
+  std::uint64_t length = chunk_length(fs.policy, gentle_pace(pass), fs.range_bytes_per_sec,
+                                      pass.last_chunk_len, fs.per_discard);
   if (pass.shrink_cap > 0) length = std::min(length, pass.shrink_cap);
   auto range = next_chunk(fs.fs.geometry, pass.cursor, length, fs.policy.min_extent_bytes);
   if (!range) {
@@ -352,11 +354,12 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
   // one that has waited longest.
   std::vector<Tracked*> order;
   for (auto& [id, fs] : filesystems_) order.push_back(fs.get());
+  std::erase_if(paced_disks_, [mono](const auto& disk) { return disk.second.until <= mono; });
   std::stable_sort(order.begin(), order.end(),
                    [](const Tracked* a, const Tracked* b) { return a->due < b->due; });
   for (Tracked* fs : order) {
     if (auto job = next_job(*fs, now, mono)) jobs.push_back(std::move(*job));
-    review_slot(*fs, now);
+    review_slot(*fs, now, mono);
     notify(*fs, now);
     announce_start(*fs);
   }
@@ -366,7 +369,13 @@ std::vector<ChunkJob> Manager::take_jobs(TimePoint now, SteadyPoint mono) {
 
 TimePoint Manager::next_wakeup(TimePoint now, SteadyPoint mono) const {
   TimePoint wake = now + std::chrono::hours{1};
+  const auto after = [&](SteadyPoint when) {
+    return now + std::chrono::duration_cast<Clock::duration>(
+                     std::max(when - mono, SteadyClock::duration::zero()));
+  };
   for (const auto& [id, fs] : filesystems_) {
+    // A slot kept through its holder's pause is handed on when it ends.
+    if (fs->slot.pacing) wake = std::min(wake, after(fs->slot.pacing->until));
     if (!fs->trimmable() || fs->paused || fs->in_flight) continue;
     // Waiting for idle disks or a busy disk: the next diskstats sample or
     // the other chunk's completion wakes the loop, not a timer; AC power
@@ -381,10 +390,11 @@ TimePoint Manager::next_wakeup(TimePoint now, SteadyPoint mono) const {
       continue;
     }
     TimePoint t = fs->due;
-    if (fs->pass)
-      t = now + std::chrono::duration_cast<Clock::duration>(
-                    std::max(fs->pass->not_before - mono, SteadyClock::duration::zero()));
-    else if (fs->request)
+    if (fs->pass) {
+      SteadyPoint ready = fs->pass->not_before;
+      if (const DutyPause* pause = pause_of(*fs, mono)) ready = std::max(ready, pause->until);
+      t = after(ready);
+    } else if (fs->request)
       t = now;
     const bool forced = fs->request || (fs->pass && fs->pass->forced);
     if (!forced && fs->policy.schedule.window)

@@ -17,6 +17,7 @@
 
 #include "config.hpp"
 #include "discovery.hpp"
+#include "duty.hpp"
 #include "fleet_gate.hpp"
 #include "fleet_slots.hpp"
 #include "idleness.hpp"
@@ -49,6 +50,7 @@ enum class WaitingFor : std::uint8_t {
   Retry,          // its mount point vanished mid-chunk: looked at again shortly
   FleetSlot,      // its backend's fleet-wide slots are all held, or etcd is silent
   OnBattery,      // the machine runs on battery and the policy says on_battery = "wait"
+  Pacing,         // the duty budget: its last chunk's device time earned a pause (duty.hpp)
 };
 // The value's word, the one list of them: its key on the bus, in the metrics
 // and in the Cockpit page's WAITING_WORDS (cockpit/format.js), "" for
@@ -91,6 +93,10 @@ struct FsStatus {
   // (empty: not coordinated), and whether it holds one of its slots now.
   std::string fleet_backend;
   bool fleet_slot_held = false;
+  // The duty budget its chunks are held to (0 = none), and the device time
+  // its chunks have cost since trimd started (lib/policy/duty.hpp).
+  double duty = 0;
+  Duration discard_busy{0};
 
   bool operator==(const FsStatus&) const = default;
 };
@@ -145,6 +151,16 @@ struct ChunkResult {
   // lib/system/discard_meter.hpp); nothing when they could not be read.
   std::optional<std::uint64_t> bytes_discarded;
   Duration elapsed{0};
+  // How long the chunk kept its devices busy with discards
+  // (chunk_device_time() in lib/policy/duty.hpp): what the duty budget
+  // charges it.
+  Duration device_time{0};
+  // How many discards its devices completed, and the sum of the time each
+  // took (diskstats; several in flight at once each count; nothing where
+  // they count none): what tells a fast device from a slow one when sizing
+  // the next chunk (chunk_sizing.hpp).
+  std::uint64_t discards = 0;
+  std::optional<Duration> discard_time;
 };
 
 class ManagerError : public std::runtime_error {
@@ -206,10 +222,13 @@ class Manager {
   void chunk_finished(const ChunkJob& job, const ChunkResult& result, TimePoint now) {
     chunk_finished(job, result, now, SteadyClock::now());
   }
-  // What a chunk that did not finish had discarded (nothing: not measured),
-  // told before chunk_preempted, chunk_timed_out or chunk_interrupted: the
-  // pass's bytes are what its devices discarded, redone work included.
-  void chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes);
+  // What a chunk that did not finish had discarded (nothing: not measured)
+  // and the device time that cost, told before chunk_preempted,
+  // chunk_timed_out or chunk_interrupted: the pass's bytes are what its
+  // devices discarded, redone work included, and the duty budget charges
+  // the device time whatever became of the chunk.
+  void chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes,
+                       Duration device_time = Duration{0});
   // Killed for foreground I/O (or died on its own): the cursor stays at the
   // chunk's start, the filesystem waits for the next idle window, and a
   // chunk preempted again and again shrinks.
@@ -333,9 +352,16 @@ class Manager {
   bool slot_required(const Tracked& fs) const;
   bool slot_allows(Tracked& fs, TimePoint now);
   std::optional<TimePoint> fleet_local_at(const Tracked& fs) const;
-  void review_slot(Tracked& fs, TimePoint now);
+  void review_slot(Tracked& fs, TimePoint now, SteadyPoint mono);
   void give_back_slot(Tracked& fs, std::string_view why, TimePoint now);
   bool wants_to_run(const Tracked& fs, TimePoint now) const;
+  // The duty budget (manager_duty.cpp).
+  DutyBudget budget_of(const Tracked& fs) const;
+  void pace(Tracked& fs, const std::vector<std::string>& disks, Duration device_time, TimePoint now,
+            SteadyPoint mono);
+  const DutyPause* pause_of(const Tracked& fs, SteadyPoint mono) const;
+  bool paced(Tracked& fs, TimePoint now, SteadyPoint mono);
+  void pacing_status(const Tracked& fs, FsStatus& status, TimePoint now) const;
   void record_progress(Tracked& fs);
   void notify(Tracked& fs, TimePoint now);
   void notify_manager();
@@ -348,6 +374,9 @@ class Manager {
   TimePoint started_at_;
   std::map<std::string, std::unique_ptr<Tracked>> filesystems_;
   std::set<std::string> busy_disks_;
+  // Disks whose duty budget holds the next chunk, of any filesystem on
+  // them, until the pause its last chunk earned has passed.
+  std::map<std::string, DutyPause> paced_disks_;
   std::map<std::string, PassOutcome> finished_;
   std::vector<ManagerListener*> listeners_;
   std::uint64_t next_serial_ = 1;

@@ -55,6 +55,9 @@ void Manager::chunk_ok(Tracked& fs, const ChunkJob& job, const ChunkResult& resu
   Pass& pass = *fs.pass;
   fs.gone_retries = 0;
   fs.range_bytes_per_sec = learn_rate(fs.range_bytes_per_sec, job.range, result.elapsed);
+  if (result.discard_time)
+    fs.per_discard = learn_discard_time(fs.per_discard, *result.discard_time, result.discards);
+  pace(fs, job.disks, result.device_time, now, mono);
   if (job.range.len < (1ull << 62)) pass.last_chunk_len = job.range.len;
   pass.preempted_in_a_row = 0;
   pass.timed_out_in_a_row = 0;

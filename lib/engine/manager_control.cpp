@@ -179,6 +179,9 @@ FsStatus Manager::make_status(const Tracked& fs, TimePoint now) const {
     s.state = FsState::Scheduled;
   }
   if (fs.trimmable() && !fs.pass) s.next_trim = fs.due;
+  s.duty = budget_of(fs).share;
+  s.discard_busy = fs.discard_busy;
+  pacing_status(fs, s, now);
   return s;
 }
 

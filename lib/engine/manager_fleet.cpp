@@ -4,6 +4,8 @@
 // back when the pass ends or is held up for longer than one lease TTL.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "log_event.hpp"
 #include "manager.hpp"
 #include "manager_tracked.hpp"
@@ -94,10 +96,19 @@ std::optional<TimePoint> Manager::fleet_local_at(const Tracked& fs) const {
   return *slot.unreachable_since + config_.fleet->unreachable_after;
 }
 
-// A slot is held only while something is trimmed (docs/fleet.md).
-void Manager::review_slot(Tracked& fs, TimePoint now) {
+// A slot is held only while something is trimmed (docs/fleet.md), and
+// through the duty budget's pause after its holder's last chunk: pacing is
+// trimming, slowly, and the next holder must not start inside the pause.
+void Manager::review_slot(Tracked& fs, TimePoint now, SteadyPoint mono) {
   FleetSlot& slot = fs.slot;
   if (slot.standing == Standing::None) return;
+  if (slot.pacing) {
+    const bool same_backend = slot_required(fs) && fs.policy.backend == slot.backend;
+    if (slot.standing == Standing::Held && same_backend && mono < slot.pacing->until) return;
+    // Held up, if it is, from the pause's end on.
+    slot.last_used = std::max(slot.last_used, std::min(slot.pacing->wall_until, now));
+    slot.pacing.reset();
+  }
   if (!fs.pass || !slot_required(fs) || fs.policy.backend != slot.backend) {
     give_back_slot(fs, "its pass ended", now);
     return;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "chunk_sizing.hpp"
 #include "log_event.hpp"
@@ -35,6 +36,7 @@ std::string Wait::text() const {
     case WaitingFor::Retry: return "the mount point changed; looking again shortly";
     case WaitingFor::FleetSlot: return detail;
     case WaitingFor::OnBattery: return "on battery power (on_battery = \"wait\")";
+    case WaitingFor::Pacing: return "pacing";
   }
   return {};
 }
@@ -121,7 +123,8 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   record_progress(fs);
   reschedule(fs, now);
   finished_[fs.fs.id] = outcome;
-  give_back_slot(fs, "the pass ended: " + text, now);
+  // A slot paying for its last chunk is handed on when that pause ends (review_slot).
+  if (!fs.slot.pacing) give_back_slot(fs, "the pass ended: " + text, now);
 
   const bool failed = outcome.result == PassResult::Failed;
   const LogFields fields =
@@ -146,9 +149,11 @@ void Manager::finish_pass(Tracked& fs, PassOutcome outcome, TimePoint now) {
   for (auto* listener : listeners_) listener->trim_finished(fs.fs.id, outcome, bytes, elapsed);
 }
 
-void Manager::chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes) {
+void Manager::chunk_discarded(const ChunkJob& job, std::optional<std::uint64_t> bytes,
+                              Duration device_time) {
   Tracked* fs = find(job.fs_id);
   if (!fs || !fs->pass || fs->in_flight != job.serial) return;
+  fs->unreported_device_time = device_time;
   if (bytes)
     fs->pass->bytes_discarded += *bytes;
   else
@@ -160,6 +165,7 @@ void Manager::chunk_preempted(const ChunkJob& job, TimePoint now, SteadyPoint mo
   if (!found) return;
   Tracked& fs = *found;
   Pass& pass = *fs.pass;
+  pace(fs, job.disks, std::exchange(fs.unreported_device_time, Duration{0}), now, mono);
   ++pass.preemptions;
   // Redone from its start; the second time in a row it comes back smaller.
   if (++pass.preempted_in_a_row >= 2) pass.shrink_cap = shrunk_after_preemption(job.range.len);
@@ -179,6 +185,7 @@ void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mo
   if (!found) return;
   Tracked& fs = *found;
   Pass& pass = *fs.pass;
+  pace(fs, job.disks, std::exchange(fs.unreported_device_time, Duration{0}), now, mono);
   pass.shrink_cap = shrunk_after_preemption(job.range.len);
   pass.not_before = mono + std::max(fs.policy.chunk_pause, kRestAfterTimeout);
   pass.backoff = WaitingFor::Nothing;
@@ -207,6 +214,7 @@ void Manager::chunk_timed_out(const ChunkJob& job, TimePoint now, SteadyPoint mo
 void Manager::chunk_interrupted(const ChunkJob& job, TimePoint now, SteadyPoint mono) {
   Tracked* found = chunk_returned(job, now);
   if (!found) return;
+  pace(*found, job.disks, std::exchange(found->unreported_device_time, Duration{0}), now, mono);
   found->pass->not_before = std::max(found->pass->not_before, mono);
   record_progress(*found);
   after_chunk(*found, now);

@@ -69,9 +69,10 @@ struct Pass {
 // Gentle chunks and pauses: overdue on busy disks, or on battery.
 inline bool gentle_pace(const Pass& pass) { return pass.gentle || pass.battery_gentle; }
 
-// Waiting holds the pass up; pacing between chunks is part of trimming.
+// Waiting holds the pass up; pacing between chunks (the pause, and the duty
+// budget's) is part of trimming.
 inline bool holds_up(WaitingFor reason) {
-  return reason != WaitingFor::Nothing && reason != WaitingFor::Due;
+  return reason != WaitingFor::Nothing && reason != WaitingFor::Due && reason != WaitingFor::Pacing;
 }
 
 // A filesystem's place in its backend's fleet-wide queue (fleet_gate.hpp).
@@ -92,6 +93,10 @@ struct FleetSlot {
   // Granted, or the last chunk came back: what "held up too long" counts from.
   TimePoint last_used{};
   bool revoked = false;  // lost while a chunk ran: that chunk is stopped
+  // [fleet] duty: the pause its last chunk earned. The slot is kept until it
+  // has passed, even once the pass has ended, so that the next holder does
+  // not start inside it (docs/fleet.md, "The duty budget and the lease").
+  std::optional<DutyPause> pacing;
   bool allows_trimming() const { return standing == Standing::Held || standing == Standing::Local; }
 };
 
@@ -109,9 +114,18 @@ struct Manager::Tracked {
   std::optional<TrimRequest> request;
   std::optional<std::uint64_t> in_flight;  // the serial of the chunk in the kernel
   Wait wait;
+  DutyPause pacing;  // while `wait` is Pacing: the pause that holds the next chunk
   // Range per second of FITRIM time, learned from this filesystem's last
   // chunks (0 = nothing learned yet): sizes chunks to the policy's chunk_time.
   double range_bytes_per_sec = 0;
+  // The mean device time of one discard, learned likewise (0 = unknown): how
+  // fast a chunk may grow (chunk_sizing.hpp).
+  Duration per_discard{0};
+  // The device time of a chunk that did not finish, told by chunk_discarded
+  // and charged to the budget once it is reported back.
+  Duration unreported_device_time{0};
+  // What its chunks have cost the device since trimd started.
+  Duration discard_busy{0};
 
   TakeoverView takeover;
   FleetSlot slot;

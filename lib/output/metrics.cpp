@@ -182,11 +182,18 @@ void render_now(std::string& out, const std::vector<FsStatus>& filesystems) {
   Family discard(out, "trimd_filesystem_inline_discard", "gauge",
                  "1 when the filesystem is mounted with inline discard.");
   Family size(out, "trimd_filesystem_size_bytes", "gauge", "Size of the filesystem's devices.");
+  Family duty(out, "trimd_filesystem_duty_ratio", "gauge",
+              "The duty budget its passes keep to: the share of the time they may keep the device "
+              "busy with discards (0: none).");
+  Family busy(out, "trimd_filesystem_discard_busy_seconds_total", "counter",
+              "Device time its chunks cost, as the duty budget charges it, since trimd started.");
   for (const auto& fs : filesystems) {
     progress.sample(fs_labels(fs), fs.progress);
     if (fs.next_trim) next.sample(fs_labels(fs), seconds(*fs.next_trim));
     discard.sample(fs_labels(fs), fs.inline_discard ? 1 : 0);
     size.sample(fs_labels(fs), fs.size);
+    duty.sample(fs_labels(fs), fs.duty);
+    busy.sample(fs_labels(fs), seconds(fs.discard_busy));
   }
 }
 

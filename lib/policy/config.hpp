@@ -44,6 +44,10 @@ struct TrimPolicy {
   Duration chunk_time = std::chrono::seconds{2};
   Duration chunk_pause = std::chrono::milliseconds{20};  // between chunks
   std::uint64_t rate_limit_bytes_per_sec = 0;            // of range; 0 = unlimited
+  // The share of wall time the passes may keep the filesystem's disks busy
+  // with discards (0 = no budget): after a chunk that kept them busy for t,
+  // the next waits t x (1/duty - 1) (lib/policy/duty.hpp).
+  double duty = 0;
   // Overdue filesystems whose disks never go idle are trimmed "gently".
   std::uint64_t gentle_chunk_bytes = 64ull << 20;
   Duration gentle_pause = std::chrono::seconds{5};

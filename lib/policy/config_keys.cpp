@@ -8,6 +8,7 @@
 #include <array>
 
 #include "config_reader.hpp"
+#include "duty.hpp"
 
 namespace trimd {
 namespace {
@@ -34,6 +35,21 @@ double fraction(const Value& v) {
   const double number = v.number();
   if (number > 1) v.fail("must be a fraction between 0 and 1 (e.g. 0.05)");
   return number;
+}
+
+// "2%", "0.5%", or "0" for no budget (lib/policy/duty.hpp).
+double duty(const Value& v) {
+  const std::string text = v.string();
+  double share = 0;
+  try {
+    share = parse_share(text);
+  } catch (const std::invalid_argument& e) {
+    v.fail(e.what());
+  }
+  if (share > 0 && share < kMinDuty)
+    v.fail(fmt::format("\"{}\" is less than {}, the smallest budget accepted (\"0\" is none)", text,
+                       format_share(kMinDuty)));
+  return share;
 }
 
 InlineDiscardPolicy inline_discard(const Value& v) {
@@ -138,6 +154,9 @@ constexpr ConfigKey kKeys[] = {
     {"trim", "rate_limit", "size per second", "\"0\"", "Upper bound on range trimmed per second",
      AlsoPerFilesystem,
      [](V v, T t) { t.policy(set(&TrimPolicy::rate_limit_bytes_per_sec, v.size())); }},
+    {"trim", "duty", "percentage", "\"0\"",
+     "The share of wall time the passes may keep the disks busy with discards", AlsoPerFilesystem,
+     [](V v, T t) { t.policy(set(&TrimPolicy::duty, duty(v))); }},
     {"trim", "overdue_grace", "duration", "\"1d\"",
      "A filesystem whose disks never go idle is trimmed anyway, gently", AlsoPerFilesystem,
      [](V v, T t) { t.policy(set(&SchedulePolicy::overdue_grace, v.duration(kPolicyRange))); }},
@@ -183,6 +202,9 @@ constexpr ConfigKey kKeys[] = {
      [](V v, T t) { t.fleet().password_file = read_absolute_file(v); }},
     {"fleet", "max_concurrent", "integer", "1", "Passes at a time per backend, fleet-wide", Global,
      [](V v, T t) { t.fleet().max_concurrent = read_max_concurrent(v); }},
+    {"fleet", "duty", "percentage", "\"0\"",
+     "The share of a backend's time the whole fleet's discards may take", Global,
+     [](V v, T t) { t.fleet().duty = duty(v); }},
     {"fleet", "lease_ttl", "duration", "\"15s\"",
      "How long a host's slots outlive it when it stops renewing them", Global,
      [](V v, T t) { t.fleet().lease_ttl = v.duration(kLeaseRange); }},

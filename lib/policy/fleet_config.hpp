@@ -30,6 +30,10 @@ struct FleetConfig {
   std::string user;
   std::string password_file;
   unsigned max_concurrent = 1;  // passes at a time per backend, fleet-wide
+  // The share of the backend's time the fleet's discards may take (0 = no
+  // budget), split evenly among the slots: each holder keeps its own chunks
+  // to duty / max_concurrent (lib/policy/duty.hpp).
+  double duty = 0;
   Duration lease_ttl = std::chrono::seconds{15};
   OnUnreachable on_unreachable = OnUnreachable::Local;
   Duration unreachable_after = std::chrono::minutes{2};

@@ -20,25 +20,40 @@ DiscardMeter::DiscardMeter(std::vector<std::string> devices, const std::vector<D
   for (const auto& device : devices_) {
     const DiskStat* stat = find_device(before, device);
     if (!stat) measurable_ = false;
-    sectors_before_.push_back(stat ? stat->counters.sectors_discarded : 0);
+    before_.push_back(stat ? Before{stat->counters.sectors_discarded,
+                                    stat->counters.discards_completed, stat->counters.ms_discarding}
+                           : Before{});
   }
 }
 
 bool DiscardMeter::settled(const std::vector<DiskStat>& sample) {
   if (!measurable_) return true;
   std::uint64_t sectors = 0;
+  std::uint64_t discards = 0;
+  std::uint64_t ms = 0;
+  std::uint64_t ever_counted = 0;
   bool idle = true;
   for (std::size_t i = 0; i < devices_.size(); ++i) {
     const DiskStat* stat = find_device(sample, devices_[i]);
-    if (!stat || stat->counters.sectors_discarded < sectors_before_[i]) {
+    const DiskCounters* now = stat ? &stat->counters : nullptr;
+    const Before& before = before_[i];
+    if (!now || now->sectors_discarded < before.sectors ||
+        now->discards_completed < before.discards || now->ms_discarding < before.ms) {
       measurable_ = false;
       bytes_.reset();
+      discards_ = 0;
+      discard_time_.reset();
       return true;
     }
-    sectors += stat->counters.sectors_discarded - sectors_before_[i];
-    idle = idle && stat->counters.in_flight == 0;
+    sectors += now->sectors_discarded - before.sectors;
+    discards += now->discards_completed - before.discards;
+    ms += now->ms_discarding - before.ms;
+    ever_counted += now->discards_completed;
+    idle = idle && now->in_flight == 0;
   }
   bytes_ = sectors * kDiskstatsSectorBytes;
+  discards_ = discards;
+  if (ever_counted > 0) discard_time_ = std::chrono::milliseconds{ms};
   return idle;
 }
 

@@ -1,4 +1,5 @@
-// The bytes one FITRIM call discarded, from /proc/diskstats.
+// The bytes one FITRIM call discarded, and the time its discards took, from
+// /proc/diskstats.
 //
 // Counted on the filesystem's own block devices (the partition, the dm or md
 // device it sits on, each member of a multi-device btrfs), never on the whole
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "diskstats.hpp"
+#include "time.hpp"
 
 namespace trimd {
 
@@ -35,12 +37,27 @@ class DiscardMeter {
   // Bytes discarded from `before` to the latest sample; nothing when the
   // devices could not be measured.
   std::optional<std::uint64_t> bytes() const { return bytes_; }
+  // Discards the devices completed from `before` to the latest sample.
+  std::uint64_t discards() const { return discards_; }
+  // The time they spent on those discards (the sum over each discard, in
+  // the kernel's milliseconds; several in flight at once all count). Nothing
+  // when the devices could not be measured, or count no discards at all
+  // (their counter is still 0: a device that does not account them, zram
+  // for one, or an older kernel).
+  std::optional<Duration> discard_time() const { return discard_time_; }
 
  private:
+  struct Before {
+    std::uint64_t sectors = 0;
+    std::uint64_t discards = 0;
+    std::uint64_t ms = 0;
+  };
   std::vector<std::string> devices_;
-  std::vector<std::uint64_t> sectors_before_;  // per device, in the same order
+  std::vector<Before> before_;  // per device, in the same order
   bool measurable_ = true;
   std::optional<std::uint64_t> bytes_;
+  std::uint64_t discards_ = 0;
+  std::optional<Duration> discard_time_;
 };
 
 }  // namespace trimd

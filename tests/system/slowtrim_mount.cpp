@@ -8,7 +8,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 
 #include "wait_until.hpp"
@@ -53,12 +56,47 @@ void SlowTrimMount::start_slowtrim(const std::string& backing, int latency_ms) {
   if (slowtrim_ == 0) {
     ::setpgid(0, 0);  // a ^C to the test reaches us through the destructor only
     if (::getppid() != parent) ::_exit(127);
-    ::execl(SLOWTRIM_BINARY, "slowtrim", latency.c_str(), "--per-mib=0.1", backing.c_str(),
-            fuse_dir_.c_str(), static_cast<char*>(nullptr));
+    const std::string stats = "--stats=" + dir_ + "/stats.json";
+    ::execl(SLOWTRIM_BINARY, "slowtrim", latency.c_str(), "--per-mib=0.1", stats.c_str(),
+            "--stats-interval=0", backing.c_str(), fuse_dir_.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   if (!wait_until([&] { return fs::exists(fuse_dir_ + "/disk"); }, 10s))
     throw std::runtime_error("slowtrim did not mount " + fuse_dir_);
+}
+
+namespace {
+
+// The flat JSON slowtrim writes, one "key": number per line; other values
+// (booleans) are left out.
+std::map<std::string, std::uint64_t> read_counters(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::map<std::string, std::uint64_t> out;
+  const std::string body = text.str();
+  const std::regex pair(R"re("(\w+)":\s*(\d+))re");
+  for (std::sregex_iterator it(body.begin(), body.end(), pair), end; it != end; ++it)
+    out[(*it)[1]] = std::stoull((*it)[2]);
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::uint64_t> SlowTrimMount::counters() const {
+  const std::string path = dir_ + "/stats.json";
+  const auto before = read_counters(path);
+  const std::uint64_t sequence = before.count("sequence") ? before.at("sequence") : 0;
+  ::kill(slowtrim_, SIGUSR1);
+  std::map<std::string, std::uint64_t> now;
+  if (!wait_until(
+          [&] {
+            now = read_counters(path);
+            return now.count("sequence") && now.at("sequence") > sequence;
+          },
+          10s))
+    throw std::runtime_error("slowtrim wrote no counters to " + path);
+  return now;
 }
 
 dev_t SlowTrimMount::mounted_dev() const {

@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "loopfs.hpp"
@@ -26,6 +28,11 @@ class SlowTrimMount {
   std::string loop_name() const { return device_.substr(5); }  // "loop7"
   dev_t mounted_dev() const;
   void unmount();
+  // slowtrim's own counters now (bench/README.md, "Counters": discards,
+  // discard_ns, bytes_unmapped, ...), the emulated device's word rather than
+  // the kernel's or trimd's: a snapshot asked for with SIGUSR1. Throws when
+  // none comes within 10 s.
+  std::map<std::string, std::uint64_t> counters() const;
 
  private:
   void start_slowtrim(const std::string& backing, int latency_ms);

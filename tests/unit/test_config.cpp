@@ -75,6 +75,7 @@ void expect_same_policy(const TrimPolicy& a, const TrimPolicy& b) {
   EXPECT_EQ(a.chunk_pause, b.chunk_pause);
   EXPECT_EQ(a.chunk_time, b.chunk_time);
   EXPECT_EQ(a.rate_limit_bytes_per_sec, b.rate_limit_bytes_per_sec);
+  EXPECT_EQ(a.duty, b.duty);
   EXPECT_EQ(a.gentle_chunk_bytes, b.gentle_chunk_bytes);
   EXPECT_EQ(a.gentle_pause, b.gentle_pause);
   EXPECT_EQ(a.skip_rotational, b.skip_rotational);
@@ -260,6 +261,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   expected.chunk_pause = 250ms;
   expected.chunk_time = 2s;
   expected.rate_limit_bytes_per_sec = 100000000;
+  expected.duty = 0.02;
   expected.gentle_chunk_bytes = 16 * MiB;
   expected.gentle_pause = 10s;
   expected.skip_rotational = true;
@@ -284,6 +286,7 @@ TEST(ConfigFile, ReadsEveryKeyOfEverySection) {
   srv_expected.chunk_pause = 1s;
   srv_expected.chunk_time = 0s;
   srv_expected.rate_limit_bytes_per_sec = GiB;
+  srv_expected.duty = 0.005;
   srv_expected.schedule.overdue_grace = 48h;
   srv_expected.skip_rotational = false;
   srv_expected.inline_discard = trimd::InlineDiscardPolicy::Ignore;
@@ -410,7 +413,25 @@ TEST(ConfigErrors, PointAtTheOffendingKeyOrValue) {
        "trim.on_battery: \"charge\" is not a choice (use wait, gentle or trim)"},
       {"[[filesystem]]\nmatch = \"/\"\nhand_back_on_stop = false\n", 3, 1,
        "can only be set in [trim]"},
+      {"[trim]\nduty = 2\n", 2, 8, "trim.duty: expected a string, got an integer"},
+      {"[trim]\nduty = \"2\"\n", 2, 8, "trim.duty: \"2\" is not a share of time"},
+      {"[trim]\nduty = \"-1%\"\n", 2, 8, "trim.duty: \"-1%\" is not a share of time"},
+      {"[trim]\nduty = \"101%\"\n", 2, 8, "trim.duty: \"101%\" is more than 100%"},
   });
+}
+
+// A budget below one part in ten thousand would hold a pass for months.
+TEST(ConfigErrors, NameTheBoundsOfADuty) {
+  expect_errors({
+      {"[trim]\nduty = \"0.009%\"\n", 2, 8,
+       "trim.duty: \"0.009%\" is less than 0.01%, the smallest budget accepted"},
+      {"[fleet]\netcd = [\"http://a:1\"]\nduty = \"0.001%\"\n", 3, 8,
+       "fleet.duty: \"0.001%\" is less than 0.01%"},
+  });
+  EXPECT_EQ(trimd::parse_config("[trim]\nduty = \"0.01%\"\n", "t.toml").trim.duty, 0.0001);
+  EXPECT_EQ(trimd::parse_config("[trim]\nduty = \"100%\"\n", "t.toml").trim.duty, 1.0);
+  EXPECT_EQ(trimd::parse_config("[trim]\nduty = \"0\"\n", "t.toml").trim.duty, 0.0);
+  EXPECT_EQ(trimd::parse_config("[trim]\nduty = \"0%\"\n", "t.toml").trim.duty, 0.0);
 }
 
 TEST(ConfigErrors, NameTheBoundOfADurationOutOfRange) {

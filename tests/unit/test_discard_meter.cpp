@@ -79,5 +79,42 @@ TEST(DiscardMeter, MeasuresNothingWithoutDevices) {
   EXPECT_EQ(meter.bytes(), std::nullopt);
 }
 
+DiskStat timed(const std::string& name, std::uint64_t discards, std::uint64_t ms,
+               std::uint64_t in_flight = 0) {
+  DiskStat stat = device(name, discards * 8, in_flight);
+  stat.counters.discards_completed = discards;
+  stat.counters.ms_discarding = ms;
+  return stat;
+}
+
+TEST(DiscardMeter, CountsTheDiscardsAndTheTimeTheyTookUntilTheyComplete) {
+  DiscardMeter meter({"loop0p1"}, {timed("loop0p1", 100, 250), timed("loop0p2", 0, 0)});
+  EXPECT_FALSE(meter.settled({timed("loop0p1", 400, 850, 2), timed("loop0p2", 50, 900)}));
+  EXPECT_TRUE(meter.settled({timed("loop0p1", 600, 1250), timed("loop0p2", 90, 2000)}));
+  EXPECT_EQ(meter.discards(), 500u);
+  EXPECT_EQ(meter.discard_time(), std::chrono::milliseconds{1000}) << "only its own partition's";
+}
+
+TEST(DiscardMeter, SaysNothingOfTheTimeOnADeviceThatCountsNoDiscards) {
+  // zram, for one: bytes are gone, no discard is counted.
+  DiscardMeter meter({"zram0"}, {timed("zram0", 0, 0)});
+  EXPECT_TRUE(meter.settled({timed("zram0", 0, 0)}));
+  EXPECT_EQ(meter.discards(), 0u);
+  EXPECT_EQ(meter.discard_time(), std::nullopt);
+}
+
+TEST(DiscardMeter, CountsNoTimeForACallThatDiscardedNothingOnADeviceThatCounts) {
+  DiscardMeter meter({"sda1"}, {timed("sda1", 70, 140)});
+  EXPECT_TRUE(meter.settled({timed("sda1", 70, 140)}));
+  EXPECT_EQ(meter.discard_time(), std::chrono::milliseconds{0});
+}
+
+TEST(DiscardMeter, SaysNothingOfTheTimeWhenTheCountersGoBack) {
+  DiscardMeter meter({"sda1"}, {timed("sda1", 70, 140)});
+  EXPECT_TRUE(meter.settled({timed("sda1", 80, 100)}));
+  EXPECT_EQ(meter.discard_time(), std::nullopt);
+  EXPECT_EQ(meter.bytes(), std::nullopt);
+}
+
 }  // namespace
 }  // namespace trimd

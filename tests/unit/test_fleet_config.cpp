@@ -34,6 +34,7 @@ key = "/etc/trimd/client.key"
 user = "trimd"
 password_file = "/etc/trimd/etcd.pass"
 max_concurrent = 2
+duty = "1%"
 lease_ttl = "20s"
 on_unreachable = "wait"
 unreachable_after = "5min"
@@ -51,6 +52,7 @@ backend = "san-b"
             (std::vector<std::string>{"https://10.0.0.1:2379", "https://10.0.0.2:2379"}));
   EXPECT_EQ(fleet.ca_file, "/etc/trimd/ca.pem");
   EXPECT_EQ(fleet.max_concurrent, 2u);
+  EXPECT_EQ(fleet.duty, 0.01);
   EXPECT_EQ(fleet.lease_ttl, std::chrono::seconds{20});
   EXPECT_EQ(fleet.on_unreachable, trimd::OnUnreachable::Wait);
   EXPECT_EQ(fleet.unreachable_after, std::chrono::minutes{5});

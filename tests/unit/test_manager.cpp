@@ -283,6 +283,29 @@ TEST_F(ManagerTest, TimedChunksStartSmallAndFollowTheSpeedOfTheLastCalls) {
   EXPECT_EQ(jobs[0].range.len, quick_config().trim.chunk_bytes);
 }
 
+// Issue 34: the growth follows what one discard costs the device.
+TEST_F(ManagerTest, TimedChunksGrowFasterOnADeviceWhoseDiscardsAreCheap) {
+  for (const auto& [per_discard, second_len] :
+       {std::pair{Duration{250us}, 1024ull << 20}, std::pair{Duration{2ms}, 128ull << 20}}) {
+    disks["loop0"] = {};
+    Config config = quick_config();
+    config.trim.chunk_time = 2s;
+    auto m = make(config);
+    auto jobs = track_and_start(*m, make_fs("/mnt/a", "loop0", 100 * GiB));
+    ASSERT_EQ(jobs.size(), 1u);
+    ASSERT_EQ(jobs[0].range.len, 64u << 20);
+    ChunkResult r = ok(jobs[0]);
+    r.elapsed = 25ms;  // 2.5 GiB/s: 5 GiB would fit in chunk_time
+    r.discards = 100;
+    r.discard_time = per_discard * 100;
+    r.device_time = *r.discard_time;
+    m->chunk_finished(jobs[0], r, now, mono);
+    jobs = m->take_jobs(now, mono);
+    ASSERT_EQ(jobs.size(), 1u);
+    EXPECT_EQ(jobs[0].range.len, second_len) << per_discard.count() << " us per discard";
+  }
+}
+
 TEST_F(ManagerTest, TimedChunksOnExt4NeverSplitABlockGroup) {
   disks["loop0"] = {};
   Config config = quick_config();

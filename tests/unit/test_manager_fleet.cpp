@@ -201,3 +201,117 @@ TEST_F(ManagerFleet, ARestartedGateForgetsEverySlot) {
   EXPECT_TRUE(m->take_jobs(now, mono).empty());
   EXPECT_EQ(gate.asked.size(), 2u);
 }
+
+// [fleet] duty (docs/fleet.md, "The duty budget and the lease").
+namespace {
+
+Config fleet_duty_config(double duty, unsigned max_concurrent) {
+  Config config = fleet_config();
+  config.fleet->duty = duty;
+  config.fleet->max_concurrent = max_concurrent;
+  return config;
+}
+
+ChunkResult costing(const ChunkJob& job, Duration device_time) {
+  ChunkResult r;
+  r.outcome.status = TrimStatus::Ok;
+  r.outcome.bytes_reported = job.range.len;
+  r.bytes_discarded = job.range.len;
+  r.device_time = device_time;
+  return r;
+}
+
+}  // namespace
+
+TEST_F(ManagerFleet, EachSlotHolderKeepsToItsPartOfTheFleetsDuty) {
+  auto m = granted(fleet_duty_config(0.01, 2));
+  auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(m->status(fs.id, now)->duty, 0.005);
+  m->chunk_finished(jobs[0], costing(jobs[0], 1s), now, mono);
+  EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  EXPECT_EQ(m->status(fs.id, now)->state_reason,
+            "pacing: 0.5% of pool-a's time, next chunk in 3min 19s");
+  advance(199s);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u);
+}
+
+TEST_F(ManagerFleet, ASlotHeldWhilePacingIsNotGivenBackForBeingIdle) {
+  auto m = granted(fleet_duty_config(0.01, 1));
+  auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  m->chunk_finished(jobs[0], costing(jobs[0], 1s), now, mono);
+  for (int i = 0; i < 98; ++i) {
+    advance(1s);
+    EXPECT_TRUE(m->take_jobs(now, mono).empty());
+  }
+  EXPECT_TRUE(gate.given_back.empty()) << "98 s of pacing, the lease TTL is 15 s";
+  const auto status = m->status(fs.id, now);
+  EXPECT_TRUE(status->fleet_slot_held);
+  EXPECT_EQ(status->waiting_for, WaitingFor::Pacing);
+  advance(1s);
+  EXPECT_EQ(m->take_jobs(now, mono).size(), 1u) << "the pause is over: the next chunk, same slot";
+  EXPECT_EQ(gate.asked.size(), 1u);
+}
+
+TEST_F(ManagerFleet, AfterThePassesLastChunkTheSlotIsKeptThroughItsPauseThenHandedOn) {
+  auto m = make_gated(fleet_duty_config(0.02, 1));
+  auto small = make_fs("/mnt/a", "loop0", GiB / 2);  // one chunk
+  m->update_filesystems({small}, now);
+  pass_time(*m, 6);
+  m->take_jobs(now, mono);
+  m->fleet_answer(small.id, SlotAnswer::Granted, {}, now);
+  auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  m->chunk_finished(jobs[0], costing(jobs[0], 1s), now, mono);
+  EXPECT_EQ(m->finished_passes().at(small.id).result, PassResult::Success);
+  EXPECT_TRUE(gate.given_back.empty()) << "49 s of pause to pay before the next holder starts";
+  const auto status = m->status(small.id, now);
+  EXPECT_TRUE(status->fleet_slot_held);
+  EXPECT_EQ(status->state_reason, "pacing: 2% of pool-a's time, slot handed on in 49s");
+  EXPECT_EQ(m->next_wakeup(now, mono), now + 49s);
+
+  advance(48s);
+  m->take_jobs(now, mono);
+  EXPECT_TRUE(gate.given_back.empty());
+  advance(1s);
+  m->take_jobs(now, mono);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{small.id});
+  EXPECT_FALSE(m->status(small.id, now)->fleet_slot_held);
+  EXPECT_EQ(m->status(small.id, now)->waiting_for, WaitingFor::Nothing);
+}
+
+TEST_F(ManagerFleet, AfterAPacingPauseBusyDisksHoldTheSlotForOneLeaseTtlFromItsEnd) {
+  auto m = granted(fleet_duty_config(0.10, 1));
+  auto jobs = m->take_jobs(now, mono);
+  m->chunk_finished(jobs[0], costing(jobs[0], 2s), now, mono);
+  busy.insert("loop0");
+  pass_time(*m, 18);  // the 18 s pause, longer than the 15 s TTL
+  m->take_jobs(now, mono);
+  EXPECT_TRUE(gate.given_back.empty());
+  pass_time(*m, 14);
+  m->take_jobs(now, mono);
+  EXPECT_TRUE(gate.given_back.empty()) << "14 s held up since the pause ended";
+  pass_time(*m, 2);
+  m->take_jobs(now, mono);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{fs.id});
+}
+
+TEST_F(ManagerFleet, AStricterHostBudgetHoldsTheDisksLongerButNotTheSlot) {
+  Config config = fleet_duty_config(0.10, 1);
+  config.trim.duty = 0.01;
+  auto m = make_gated(config);
+  auto small = make_fs("/mnt/a", "loop0", GiB / 2);
+  m->update_filesystems({small}, now);
+  pass_time(*m, 6);
+  m->take_jobs(now, mono);
+  m->fleet_answer(small.id, SlotAnswer::Granted, {}, now);
+  auto jobs = m->take_jobs(now, mono);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(m->status(small.id, now)->duty, 0.01);
+  m->chunk_finished(jobs[0], costing(jobs[0], 1s), now, mono);
+  advance(9s);
+  m->take_jobs(now, mono);
+  EXPECT_EQ(gate.given_back, std::vector<std::string>{small.id})
+      << "the fleet's 10% needs 9 s; the host's own 1% is not the fleet's to wait for";
+}

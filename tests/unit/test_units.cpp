@@ -58,3 +58,26 @@ TEST(FormatSizeUnits, ReadsBackWhatItWritesToATenth) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ParseShare, ReadsPercentagesAndZero) {
+  EXPECT_DOUBLE_EQ(trimd::parse_share("2%"), 0.02);
+  EXPECT_DOUBLE_EQ(trimd::parse_share("0.5%"), 0.005);
+  EXPECT_DOUBLE_EQ(trimd::parse_share(" 12.5% "), 0.125);
+  EXPECT_DOUBLE_EQ(trimd::parse_share("100%"), 1.0);
+  EXPECT_DOUBLE_EQ(trimd::parse_share("0"), 0.0);
+  EXPECT_DOUBLE_EQ(trimd::parse_share("0%"), 0.0);
+}
+
+TEST(ParseShare, RejectsANumberWithoutItsPercentSignAndMoreThanTheWhole) {
+  for (const char* text : {"2", "0.02", "2 %", "-1%", "%", "", "two%", "2%%", "100.5%"})
+    EXPECT_THROW(trimd::parse_share(text), std::invalid_argument) << text;
+}
+
+TEST(FormatShare, WritesWhatParseShareReads) {
+  for (const char* text : {"2%", "0.5%", "12.5%", "0.01%", "100%"})
+    EXPECT_EQ(trimd::format_share(trimd::parse_share(text)), text);
+}
+
+}  // namespace
