@@ -15,6 +15,7 @@ from .guard import HarnessError, signals_blocked, spawn, stop, wait_until
 
 ETCD = "etcd"
 TIMEOUT_S = 2.0
+HEARTBEAT_MS = 250  # a cluster's raft heartbeat (cluster())
 
 
 def free_port():
@@ -77,7 +78,13 @@ def _member_args(name, data_dir, client_url, peer_url, cluster):
     return [ETCD, f"--name={name}", f"--data-dir={data_dir}",
             f"--listen-client-urls={client_url}", f"--advertise-client-urls={client_url}",
             f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
-            f"--initial-cluster={cluster}", "--initial-cluster-state=new"]
+            f"--initial-cluster={cluster}", "--initial-cluster-state=new",
+            # Three members and the simulator share this machine's CPUs: with
+            # etcd's defaults (100 ms heartbeats, 1 s election timeout) a busy
+            # second starts an election, and W6 at 1,000 hosts saw twenty of
+            # them in three minutes. etcd's tuning guide sizes these to the
+            # environment: the election timeout ten heartbeats, as default.
+            f"--heartbeat-interval={HEARTBEAT_MS}", f"--election-timeout={10 * HEARTBEAT_MS}"]
 
 
 @contextlib.contextmanager
