@@ -19,7 +19,8 @@ def w6_section(w6, charts, small_chunk, latency_ms):
     rows = [
         ("hosts (released / crashed)", f"{hosts} ({w6.get('released')} / {w6.get('crashed')})"),
         ("max_concurrent, lease TTL", f"{w6.get('max_concurrent')}, {f(w6.get('lease_ttl_s'), 0)} s"),
-        ("run", f"{f(w6.get('duration_s'), 0)} s; the leader (m{stop.get('member', '?')}) stopped "
+        ("run", f"{f(w6.get('duration_s'), 0)} s, arrivals over {f(w6.get('arrive_over_s'), 0)} s; "
+                f"the leader (m{stop.get('member', '?')}) stopped "
                 f"{f(stop.get('for_s'), 0)} s from {f(stop.get('at_s'), 0)} s"),
         ("most hosts believing they held a slot at once", str(w6.get("most_believers"))),
         ("etcd samples (every 100 ms) with a believer outside the first max_concurrent claims",
@@ -41,6 +42,8 @@ def w6_section(w6, charts, small_chunk, latency_ms):
         ("etcd peak RSS per member",
          " / ".join(f"{(k or 0) / 1024:.0f} MiB" for k in w6.get("etcd_hwm_kib", []))),
         ("simulator memory per host (peak RSS over its baseline / hosts)", f"{f(per_host_kib(w6), 1)} KiB"),
+        ("simulator's loop, most a timer waited (every host shares it: keep-alives included)",
+         f"{f(w6.get('loop_lateness_max_s'))} s"),
     ]
     body = "\n".join(f"| {what} | {value} |" for what, value in rows)
     return (f"## W6: the fleet at scale\n\n"
