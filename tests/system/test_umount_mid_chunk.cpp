@@ -3,7 +3,12 @@
 // at once; trimd then sees the mount leave its mount table and kills the
 // runner, which releases the device within a discard. On the slow-TRIM
 // device (bench/slowtrim) one chunk takes seconds and its time limit is
-// 20 s: an umount that waited for the chunk would show.
+// 20 s: an umount that waited for the chunk would show, and not as a time
+// (how soon trimd reacts depends on how busy the machine is) but as the
+// cursor: a chunk cut short is redone, so the cursor saved for the
+// unmounted filesystem is still the start of the chunk that was in FITRIM;
+// a chunk that was waited for would have moved it on. The times are printed
+// and recorded for the record.
 //
 // TRIMD_UMOUNT_ROUNDS sets the umounts per filesystem (10 here; the issue's
 // target is 50).
@@ -36,17 +41,15 @@ using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
 
 constexpr int kDiscardMs = 3;
-// Bounds with a wide margin over the 100 ms (a loaded 2-core
-// machine): xfs leaves FITRIM after SIGKILL only once its batch of about
-// 100 discards is done, 300 ms and more on the slow device
-// (docs/preemption.md has the figures).
-constexpr auto kReleaseBound = 1500ms;
-constexpr auto kStopBound = 1s;
 
 int rounds() {
   const char* text = std::getenv("TRIMD_UMOUNT_ROUNDS");
   return text ? std::max(1, std::atoi(text)) : 10;
 }
+
+// Where a pass's cursor would be once this chunk were done (on btrfs the
+// chunks are in its logical address space, ahead of a fresh cursor at 0).
+std::uint64_t chunk_end(const FitrimCall& call) { return call.start + call.len; }
 
 double ms(Steady::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -105,17 +108,29 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
   // A runner inside FITRIM on our filesystem, and still in the same call
   // 300 ms later: a chunk with many discards to go, not one about to end
   // by itself (a chunk with only a big free extent takes milliseconds).
-  pid_t runner() {
+  std::optional<std::pair<pid_t, FitrimCall>> runner() {
     const auto deadline = Steady::now() + 60s;
     while (Steady::now() < deadline) {
       const auto found = runner_in_fitrim(
           trimd_->pid(), [](const FitrimCall&) { return true; }, 60s);
-      if (!found) return -1;
+      if (!found) return std::nullopt;
       std::this_thread::sleep_for(300ms);
       const auto still = fitrim_in_flight(found->first);
-      if (still && still->start == found->second.start) return found->first;
+      if (still && still->start == found->second.start) return found;
     }
-    return -1;
+    return std::nullopt;
+  }
+
+  // Once trimd has seen the filesystem go: the cursor it saved for it.
+  std::optional<std::uint64_t> cursor_once_gone(std::size_t gone_before) {
+    std::optional<std::uint64_t> cursor;
+    wait_until(
+        [&] {
+          return trimd_->events(EventId::FilesystemGone, mount_point()).size() > gone_before &&
+                 (cursor = state_cursor(sandbox_.state_file(), mount_point())).has_value();
+        },
+        10s);
+    return cursor;
   }
 
   void mount_again() {
@@ -125,10 +140,12 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
   }
 
   // One umount while a chunk runs: EBUSY counted (then retried), the time
-  // until the device is free recorded, the cursor found saved.
+  // until the device is free recorded, the chunk found cut short (the
+  // cursor saved short of its end).
   void umount_during_a_chunk(Figures& figures) {
     const std::size_t gone_before = trimd_->events(EventId::FilesystemGone, mount_point()).size();
-    ASSERT_GT(runner(), 0) << "no chunk was seen in FITRIM\n" << trimd_->log();
+    const auto chunk = runner();
+    ASSERT_TRUE(chunk) << "no chunk was seen in FITRIM\n" << trimd_->log();
     if (::umount2(mount_point().c_str(), 0) != 0) {
       ASSERT_EQ(errno, EBUSY) << std::strerror(errno);
       ++figures.ebusy;
@@ -137,13 +154,10 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
     const auto released = until_released(device_, 30s);
     ASSERT_TRUE(released) << "the device stayed busy after umount\n" << trimd_->log();
     figures.released_ms.push_back(ms(*released));
-    ASSERT_TRUE(wait_until(
-        [&] {
-          return trimd_->events(EventId::FilesystemGone, mount_point()).size() > gone_before &&
-                 state_cursor(sandbox_.state_file(), mount_point()).has_value();
-        },
-        10s))
-        << "no cursor saved for the unmounted filesystem\n"
+    const auto cursor = cursor_once_gone(gone_before);
+    ASSERT_TRUE(cursor) << "no cursor saved for the unmounted filesystem\n" << trimd_->log();
+    EXPECT_LT(*cursor, chunk_end(chunk->second))
+        << "the chunk in FITRIM at the umount was not cut short\n"
         << trimd_->log();
   }
 
@@ -177,14 +191,15 @@ TEST_P(UmountMidChunk, UmountNeverFindsTheFilesystemBusyAndTheDeviceIsReleasedAt
   RecordProperty("ebusy", figures.ebusy);
   RecordProperty("released_worst_ms", std::to_string(figures.worst()));
   EXPECT_EQ(figures.ebusy, 0);
-  EXPECT_LE(figures.worst(), ms(kReleaseBound));
 }
 
 // umount -l detaches the mount however busy: trimd must not go on trimming
 // the detached filesystem until the chunk's time limit.
 TEST_P(UmountMidChunk, ALazyUmountStopsTheRunnerAtOnce) {
-  const pid_t pid = runner();
-  ASSERT_GT(pid, 0) << "no chunk was seen in FITRIM\n" << trimd_->log();
+  const std::size_t gone_before = trimd_->events(EventId::FilesystemGone, mount_point()).size();
+  const auto chunk = runner();
+  ASSERT_TRUE(chunk) << "no chunk was seen in FITRIM\n" << trimd_->log();
+  const pid_t pid = chunk->first;
   ASSERT_EQ(::umount2(mount_point().c_str(), MNT_DETACH), 0) << std::strerror(errno);
   const auto start = Steady::now();
   ASSERT_TRUE(wait_until([&] { return !process_exists(pid); }, 30s, 1ms))
@@ -197,7 +212,10 @@ TEST_P(UmountMidChunk, ALazyUmountStopsTheRunnerAtOnce) {
             << " ms after the lazy umount, device released " << ms(*released) << " ms later"
             << std::endl;
   RecordProperty("lazy_stop_ms", std::to_string(ms(stopped)));
-  EXPECT_LE(stopped, kStopBound);
+  const auto cursor = cursor_once_gone(gone_before);
+  ASSERT_TRUE(cursor) << "no cursor saved for the unmounted filesystem\n" << trimd_->log();
+  EXPECT_LT(*cursor, chunk_end(chunk->second)) << "the runner was not stopped mid-chunk\n"
+                                               << trimd_->log();
 }
 
 INSTANTIATE_TEST_SUITE_P(RealFilesystems, UmountMidChunk,
