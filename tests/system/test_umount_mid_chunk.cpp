@@ -2,13 +2,12 @@
 // through a detached copy of the mount (open_tree), so the umount succeeds
 // at once; trimd then sees the mount leave its mount table and kills the
 // runner, which releases the device within a discard. On the slow-TRIM
-// device (bench/slowtrim) one chunk takes seconds and its time limit is
-// 20 s: an umount that waited for the chunk would show, and not as a time
-// (how soon trimd reacts depends on how busy the machine is) but as the
-// cursor: a chunk cut short is redone, so the cursor saved for the
-// unmounted filesystem is still the start of the chunk that was in FITRIM;
-// a chunk that was waited for would have moved it on. The times are printed
-// and recorded for the record.
+// device (bench/slowtrim) one chunk would take about a minute by itself and
+// its time limit is 240 s, so the runner gone (and the device free) within
+// kStopWait, half that minute, can only be trimd stopping it: the test
+// waits for that condition, bounded, and asserts no time (how soon trimd
+// reacts depends on how busy the machine is; a never-stopped chunk does
+// fail it). The times are printed and recorded for the record.
 //
 // TRIMD_UMOUNT_ROUNDS sets the umounts per filesystem (10 here; the issue's
 // target is 50).
@@ -40,16 +39,15 @@ namespace {
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
 
-constexpr int kDiscardMs = 3;
+// About 4000 discards at 15 ms: one chunk over the filesystem needs about
+// 60 s by itself, twice kStopWait.
+constexpr int kDiscardMs = 15;
+constexpr auto kStopWait = 30s;
 
 int rounds() {
   const char* text = std::getenv("TRIMD_UMOUNT_ROUNDS");
   return text ? std::max(1, std::atoi(text)) : 10;
 }
-
-// Where a pass's cursor would be once this chunk were done (on btrfs the
-// chunks are in its logical address space, ahead of a fresh cursor at 0).
-std::uint64_t chunk_end(const FitrimCall& call) { return call.start + call.len; }
 
 double ms(Steady::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -87,10 +85,11 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
     original_->image.detach();
     slow_.emplace(original_->image, GetParam(), kDiscardMs);
     device_ = "/dev/" + slow_->loop_name();
-    // chunk_time 10 s: a chunk may run for 20 s before trimd kills it.
+    // chunk_time 120 s: a chunk may run for 240 s before trimd kills it for
+    // its time limit, far beyond kStopWait: only the umount may stop it.
     sandbox_.write_config(
         "[idle]\nwindow = \"1s\"\nsample_interval = \"200ms\"\npreempt_interval = \"0s\"\n\n"
-        "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"10s\"\n"
+        "[trim]\nfirst_delay = \"0s\"\nrandomized_delay = \"0s\"\nchunk_time = \"120s\"\n"
         "pause = \"20ms\"\n\n"
         "[[filesystem]]\nmatch = \"*\"\nenabled = false\n\n"
         "[[filesystem]]\nmatch = \"" +
@@ -122,15 +121,13 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
   }
 
   // Once trimd has seen the filesystem go: the cursor it saved for it.
-  std::optional<std::uint64_t> cursor_once_gone(std::size_t gone_before) {
-    std::optional<std::uint64_t> cursor;
-    wait_until(
+  bool cursor_saved_once_gone(std::size_t gone_before) {
+    return wait_until(
         [&] {
           return trimd_->events(EventId::FilesystemGone, mount_point()).size() > gone_before &&
-                 (cursor = state_cursor(sandbox_.state_file(), mount_point())).has_value();
+                 state_cursor(sandbox_.state_file(), mount_point()).has_value();
         },
         10s);
-    return cursor;
   }
 
   void mount_again() {
@@ -139,9 +136,9 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
         << std::strerror(errno);
   }
 
-  // One umount while a chunk runs: EBUSY counted (then retried), the time
-  // until the device is free recorded, the chunk found cut short (the
-  // cursor saved short of its end).
+  // One umount while a chunk runs: EBUSY counted (then retried), the device
+  // free within kStopWait (the chunk stopped), the time it took recorded,
+  // the cursor found saved.
   void umount_during_a_chunk(Figures& figures) {
     const std::size_t gone_before = trimd_->events(EventId::FilesystemGone, mount_point()).size();
     const auto chunk = runner();
@@ -151,13 +148,12 @@ class UmountMidChunk : public ::testing::TestWithParam<Fs> {
       ++figures.ebusy;
       ASSERT_TRUE(wait_until([&] { return ::umount2(mount_point().c_str(), 0) == 0; }, 60s, 5ms));
     }
-    const auto released = until_released(device_, 30s);
-    ASSERT_TRUE(released) << "the device stayed busy after umount\n" << trimd_->log();
+    const auto released = until_released(device_, kStopWait);
+    ASSERT_TRUE(released) << "the device stayed busy after umount: the chunk was not stopped\n"
+                          << trimd_->log();
     figures.released_ms.push_back(ms(*released));
-    const auto cursor = cursor_once_gone(gone_before);
-    ASSERT_TRUE(cursor) << "no cursor saved for the unmounted filesystem\n" << trimd_->log();
-    EXPECT_LT(*cursor, chunk_end(chunk->second))
-        << "the chunk in FITRIM at the umount was not cut short\n"
+    ASSERT_TRUE(cursor_saved_once_gone(gone_before))
+        << "no cursor saved for the unmounted filesystem\n"
         << trimd_->log();
   }
 
@@ -202,8 +198,8 @@ TEST_P(UmountMidChunk, ALazyUmountStopsTheRunnerAtOnce) {
   const pid_t pid = chunk->first;
   ASSERT_EQ(::umount2(mount_point().c_str(), MNT_DETACH), 0) << std::strerror(errno);
   const auto start = Steady::now();
-  ASSERT_TRUE(wait_until([&] { return !process_exists(pid); }, 30s, 1ms))
-      << "the runner is still in FITRIM\n"
+  ASSERT_TRUE(wait_until([&] { return !process_exists(pid); }, kStopWait, 1ms))
+      << "the runner is still in FITRIM: trimd did not stop it\n"
       << trimd_->log();
   const auto stopped = Steady::now() - start;
   const auto released = until_released(device_, 30s);
@@ -212,10 +208,9 @@ TEST_P(UmountMidChunk, ALazyUmountStopsTheRunnerAtOnce) {
             << " ms after the lazy umount, device released " << ms(*released) << " ms later"
             << std::endl;
   RecordProperty("lazy_stop_ms", std::to_string(ms(stopped)));
-  const auto cursor = cursor_once_gone(gone_before);
-  ASSERT_TRUE(cursor) << "no cursor saved for the unmounted filesystem\n" << trimd_->log();
-  EXPECT_LT(*cursor, chunk_end(chunk->second)) << "the runner was not stopped mid-chunk\n"
-                                               << trimd_->log();
+  EXPECT_TRUE(cursor_saved_once_gone(gone_before))
+      << "no cursor saved for the unmounted filesystem\n"
+      << trimd_->log();
 }
 
 INSTANTIATE_TEST_SUITE_P(RealFilesystems, UmountMidChunk,
