@@ -56,12 +56,15 @@ def check_watchdog(session, checks):
                  f"{before} {after}")
 
 
+STOP_WAIT_MS = 6000  # half the slow chunk's 12 s
 FITRIM_REQUEST = "0xc0185879"  # _IOWR('X', 121, struct fstrim_range), as /proc/PID/syscall shows it
 
 # Inside the container, in one go so that nothing slow sits between seeing
 # the chunk in FITRIM and the umount: the runner (a child of trimd) found in
 # ioctl(FITRIM) as soon as the pass begins (its one chunk takes about 12 s),
-# the umount timed, then the runner's end.
+# the umount timed, then the runner's end awaited for @STOP_WAIT_MS@ ms at
+# most: half what the chunk needs by itself, so a runner gone by then was
+# stopped by trimd, however loaded the machine.
 UMOUNT_MID_CHUNK = r"""
 trimd=$(systemctl show -p MainPID --value trimd.service)
 # /proc/PID/syscall says "running" while the task is on a CPU (ext4 scans
@@ -92,7 +95,10 @@ umount @MOUNT@ 2>&1; rc=$?
 end=$(now_ms)
 in_fitrim $runner && after=yes || after=no
 gone=-1
-for i in $(seq 1000); do alive $runner || { gone=$(( $(now_ms) - end )); break; }; sleep 0.005; done
+while [ $(( $(now_ms) - end )) -lt @STOP_WAIT_MS@ ]; do
+  alive $runner || { gone=$(( $(now_ms) - end )); break; }
+  sleep 0.005
+done
 echo "found=yes in_fitrim_before=$before rc=$rc umount_ms=$((end - start))" \
      "in_fitrim_after=$after runner_gone_ms=$gone"
 """
@@ -110,7 +116,8 @@ def check_umount_mid_chunk(session, checks):
     ensure_running(box)
     before = show(box, "trimd.service", "MainPID", "NRestarts")
     box.sh(f"trimctl trim --ignore-idle {SLOWTRIM}")
-    script = UMOUNT_MID_CHUNK.replace("@FITRIM@", FITRIM_REQUEST).replace("@MOUNT@", SLOWTRIM)
+    script = (UMOUNT_MID_CHUNK.replace("@FITRIM@", FITRIM_REQUEST).replace("@MOUNT@", SLOWTRIM)
+              .replace("@STOP_WAIT_MS@", str(STOP_WAIT_MS)))
     out = box.sh(script, check=False, timeout=120).stdout
     print("umount mid-chunk: " + out.strip(), flush=True)
     got = dict(word.split("=", 1) for word in out.split() if "=" in word)
@@ -118,13 +125,14 @@ def check_umount_mid_chunk(session, checks):
                         "umount mid-chunk: trimd's runner is inside FITRIM on the slow device "
                         "before the umount", out):
         return
-    checks.check(got.get("rc") == "0" and int(got.get("umount_ms", "99999")) < 1000,
-                 f"umount mid-chunk succeeds at once under trimd.service: exit {got.get('rc')} "
+    checks.check(got.get("rc") == "0",
+                 f"umount mid-chunk succeeds (no EBUSY) under trimd.service: exit {got.get('rc')} "
                  f"in {got.get('umount_ms')} ms (the chunk was still in FITRIM after it: "
                  f"{got.get('in_fitrim_after')})",
                  box.sh("journalctl --no-pager -u trimd.service -n 20", check=False).stdout)
     gone = int(got.get("runner_gone_ms", "-1"))
-    checks.check(0 <= gone < 2000, f"the runner stopped {gone} ms after the umount")
+    checks.check(gone >= 0, f"trimd stopped the runner mid-chunk, {gone} ms after the umount "
+                 f"(-1: not within {STOP_WAIT_MS} ms, half what the chunk needs by itself)")
     mounted = box.sh(f"findmnt -n {SLOWTRIM}", check=False).returncode == 0
     after = show(box, "trimd.service", "MainPID", "NRestarts", "ActiveState")
     alive = box.sh("trimctl status", check=False).returncode == 0
