@@ -66,6 +66,11 @@ stop_all() {
     kill -TERM "$ctest_pid" 2>/dev/null || true
     wait "$ctest_pid" 2>/dev/null || true
     ctest_pid=
+    # It kills them outright: a fixture tier (boot, browser) cut short in
+    # its setup or a check leaves its container or browser running, with
+    # its undo steps in its ledger. Its cleanup test runs them (alone: -FS
+    # keeps ctest from adding the setup).
+    ctest --test-dir "$build" -L "$labels" -R '_cleanup$' -FS '.*' >"$out/cleanup.log" 2>&1 || true
   fi
   for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${load_pids[@]}"; do wait "$pid" 2>/dev/null || true; done

@@ -28,6 +28,7 @@ starts it again): any check can run alone, in any order."""
 import argparse
 import json
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -106,10 +107,12 @@ def _setup(tier, state, args):
     kept = Cleanup(state.ledger)
     try:
         handle = tier.setup(kept, args)
-    except Exception as error:  # undo what was made, and say why
+    except BaseException as error:  # a failure, SIGTERM or Ctrl-C: undo what was made, say why
         log(f"{tier.NAME}: setup failed: {error!r}\n{traceback.format_exc()}"
             + (getattr(error, "stdout", "") or getattr(error, "output", "") or ""))
         kept.run_all()
+        if not isinstance(error, Exception):
+            raise
         return 1
     state.write_handle(handle)
     log(f"{tier.NAME}: set up in {time.monotonic() - started:.0f} s")
@@ -168,7 +171,14 @@ def _all(tier, state, args):
     return 1 if failed or status else 0
 
 
+def _exit_on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def main(tier, argv=None):
+    # SIGTERM (ctest or scripts/soak.sh stopping) unwinds like an error: the
+    # setup undoes what it made, a check runs its own cleanup.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     parser = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--state", type=Path,
