@@ -3,11 +3,9 @@
 # machine's catalog) and lists each of its entries with its subject.
 # Exit 77 (skipped) without journalctl, a failure under CI=true.
 catalog=$1
-if ! command -v journalctl >/dev/null 2>&1; then
-  echo "journalctl is not installed (Debian package systemd)"
-  [ "${CI:-}" = true ] && exit 1
-  exit 77
-fi
+. "$(dirname "$0")/../tests/common/ci_rule.sh"
+command -v journalctl >/dev/null 2>&1 ||
+  skip_or_fail "journalctl is not installed (Debian package systemd)"
 root=$(mktemp -d) || exit 1
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/usr/lib/systemd/catalog"

@@ -5,11 +5,9 @@
 set -uo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
 framework=/usr/share/bash-completion/bash_completion
-if [ ! -r "$framework" ]; then
-  echo "bash-completion is not installed"
-  [ "${CI:-}" = true ] && exit 1
-  exit 77
-fi
+# shellcheck source=tests/common/ci_rule.sh
+source "$dir/../tests/common/ci_rule.sh"
+[ -r "$framework" ] || skip_or_fail "bash-completion is not installed"
 # shellcheck disable=SC1090
 source "$framework"
 source "$dir/trimctl.bash"

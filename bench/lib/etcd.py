@@ -7,21 +7,15 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import urllib.error
 import urllib.request
 
 from .guard import HarnessError, signals_blocked, spawn, stop, wait_until
+from .test_kit import free_port
 
 ETCD = "etcd"
 TIMEOUT_S = 2.0
 HEARTBEAT_MS = 250  # a cluster's raft heartbeat (cluster())
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _post(url, path, body):

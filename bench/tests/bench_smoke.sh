@@ -20,7 +20,7 @@ for binary in daemon/trimd bench/slowtrim bench/fleet_sim; do
 done
 charts=1
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || charts=
-[[ -n $charts || ${CI:-} != true ]] || fail "python3-matplotlib missing (CI=true)"
+[[ -n $charts ]] || ! running_under_ci || fail "python3-matplotlib missing (CI=true)"
 
 out=$(mktemp -d /tmp/bench-smoke.XXXXXX)
 bench_pid=
@@ -99,8 +99,8 @@ expect "nothing left mounted, attached or running after the models" nothing_left
 # A second sitting (--add): W4 joins the thin run's W3 in one report; a
 # sitting measured differently is refused before it runs. --add vouches only
 # for committed harness code, so a work tree with changes in bench/ skips it.
-if [[ -n $(git -c safe.directory='*' -C "$bench" status --porcelain -- . ':(exclude)*.md' 2>/dev/null || echo unknown) &&
-    ${CI:-} != true ]]; then
+if [[ -n $(git -c safe.directory='*' -C "$bench" status --porcelain -- . ':(exclude)*.md' 2>/dev/null || echo unknown) ]] &&
+    ! running_under_ci; then
     say "skip --add: bench/ has uncommitted changes"
 else
     "$bench/run" --quick --workloads W4 --model thin --add --build "$build" --out "$out/thin" \

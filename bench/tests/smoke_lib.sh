@@ -1,16 +1,15 @@
 # Shared by the bench smoke tests (source it after setting $smoke_name).
 # say/fail/skip, and require_capabilities TOOL...: root, /dev/fuse and the
-# tools, or skip with exit 77 (a failure under CI=true, never a skip).
+# tools, or skip with exit 77 (a failure under CI=true, never a skip: the
+# CI rule of tests/common/ci_rule.sh).
+
+# shellcheck source=tests/common/ci_rule.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tests/common/ci_rule.sh"
+ci_rule_name=$smoke_name
 
 say() { echo "${smoke_name}: $*" >&2; }
 fail() { say "FAIL: $*"; exit 1; }
-skip() {
-    if [[ ${CI:-} == true ]]; then
-        fail "$* (CI=true: a missing capability is a failure)"
-    fi
-    say "SKIP: $*"
-    exit 77
-}
+skip() { skip_or_fail "$@"; }
 
 require_capabilities() {
     [[ $EUID -eq 0 ]] || skip "needs root"

@@ -3,11 +3,8 @@
 # Exit 77 (skipped) without rpmspec (Debian package "rpm"), a failure under
 # CI=true.
 spec=$(dirname "$0")/trimd.spec
-if ! command -v rpmspec >/dev/null 2>&1; then
-  echo "rpmspec is not installed (Debian package rpm)"
-  [ "${CI:-}" = true ] && exit 1
-  exit 77
-fi
+. "$(dirname "$0")/../../tests/common/ci_rule.sh"
+command -v rpmspec >/dev/null 2>&1 || skip_or_fail "rpmspec is not installed (Debian package rpm)"
 parsed=$(rpmspec -P "$spec") || exit 1
 for macro in '%systemd_post trimd.service' '%systemd_preun trimd.service' \
   '%systemd_postun_with_restart trimd.service'; do

@@ -25,7 +25,9 @@ import re
 import time
 from pathlib import Path
 
+from boot_context import TRIMTEST, check, ensure_running
 from boot_root import message_id, wait_for
+from boot_service import fill_and_free
 
 STOPPED_ID = message_id("StoppedForSleep")  # lib/base/event_ids.def, trimd(8)
 PASS_STARTED_ID = message_id("PassStarted")
@@ -73,7 +75,7 @@ def idle_without_lock(box):
     return ("idle", locks) if idle(box) else None
 
 
-def journal(box, message_id_, since, mount_point=None):
+def journal_since(box, message_id_, since, mount_point=None):
     query = f"journalctl --no-pager -o json -u trimd.service --since=@{since:.0f} MESSAGE_ID={message_id_}"
     if mount_point:
         query += f" MOUNT_POINT={mount_point}"
@@ -100,7 +102,10 @@ def poweroff_called_off(box):
         box.sh("systemctl unmask --runtime systemd-poweroff.service", check=False)
 
 
-def check_sleep_lock(box, checks, mount_point):
+@check
+def check_sleep_lock(session, checks):
+    box, mount_point = session.box, TRIMTEST
+    ensure_running(box)
     seen = wait_for(lambda: idle_without_lock(box), 180, step=1)
     checks.check(bool(seen) and not seen[1],
                  "sleep lock: systemd-inhibit --list shows no lock of trimd while it is idle",
@@ -118,7 +123,7 @@ def check_sleep_lock(box, checks, mount_point):
 
     before = state_of(box, mount_point).get("progress", 0)
     call = poweroff_called_off(box)  # delayed by trimd's lock: logind answers at once
-    stopped = wait_for(lambda: journal(box, STOPPED_ID, since), 15)
+    stopped = wait_for(lambda: journal_since(box, STOPPED_ID, since), 15)
     checks.check(call.returncode == 0 and bool(stopped)
                  and stopped[-1].get("REASON") == "shutdown",
                  "a poweroff logind announced and systemd refused: trimd stopped its pass for it "
@@ -129,8 +134,8 @@ def check_sleep_lock(box, checks, mount_point):
     again = wait_for(lambda: trimd_locks(box), 15)
     checks.check(bool(again), f"after the shutdown was called off trimd holds its lock again: {again}")
 
-    finished = wait_for(lambda: journal(box, PASS_FINISHED_ID, since, mount_point), 120, step=1)
-    started = journal(box, PASS_STARTED_ID, since, mount_point)
+    finished = wait_for(lambda: journal_since(box, PASS_FINISHED_ID, since, mount_point), 120, step=1)
+    started = journal_since(box, PASS_STARTED_ID, since, mount_point)
     checks.check(bool(finished) and finished[-1].get("RESULT") == "success" and len(started) == 1,
                  f"the pass went on after it (progress {before:.2f} before) and ended once, "
                  f"started once: {len(started)} start(s), result "
@@ -152,7 +157,14 @@ def catalog_entry(message_id_):
     return re.compile(pattern), lines
 
 
-def check_catalog(box, checks, mount_point):
+@check
+def check_catalog(session, checks):
+    """Uses a pass an earlier check made, or makes one when run alone."""
+    box, mount_point = session.box, TRIMTEST
+    ensure_running(box)
+    if not journal_since(box, PASS_FINISHED_ID, 0, mount_point):
+        fill_and_free(session.fs)
+        box.sh(f"trimctl trim --wait --ignore-idle {mount_point}", check=False, timeout=300)
     out = box.sh(f"journalctl --no-pager -x -u trimd.service MESSAGE_ID={PASS_FINISHED_ID} "
                  f"MOUNT_POINT={mount_point} -n 1", check=False).stdout
     subject, wanted = catalog_entry(PASS_FINISHED_ID)

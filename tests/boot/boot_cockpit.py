@@ -4,11 +4,12 @@ container on a loopback port, and a real login to it in Chromium on the host
 
 import json
 import secrets
-import socket
 import time
 from pathlib import Path
 
+from boot_context import TRIMTEST, check, ensure_running, grant_trimd_group
 from boot_root import run
+from pykit.net import free_port
 
 
 class CockpitLogin:
@@ -19,9 +20,7 @@ class CockpitLogin:
     def __init__(self, deb):
         self.deb = deb
         self.password = secrets.token_hex(12)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
 
     def configure(self, root):
         dropin = root / "etc/systemd/system/cockpit.socket.d"
@@ -31,16 +30,21 @@ class CockpitLogin:
         (root / "etc/cockpit/cockpit.conf").write_text("[WebService]\nAllowUnencrypted=true\n")
 
 
-def check_cockpit(box, checks, cockpit, mount_point, artefacts):
+@check
+def check_cockpit(session, checks):
     """alice logs in to Cockpit in Chromium and opens Trim: the page lists the
-    bound filesystem, and (the sample polkit rule grants her group, see
-    check_polkit) lets her act."""
+    bound filesystem, and (the sample polkit rule grants her group, as
+    check_polkit shows) lets her act."""
+    box, mount_point, artefacts = session.box, TRIMTEST, session.args.artefacts
+    cockpit = session.handle["cockpit"]
     started = time.monotonic()
+    ensure_running(box)
+    grant_trimd_group(box)
     box.sh("systemctl restart cockpit.socket")
     shot = str(artefacts / "boot-cockpit.png") if artefacts else None
     helper = Path(__file__).resolve().parent / "cockpit_login.py"
-    out = run(["/usr/bin/python3", str(helper), "--url", f"http://127.0.0.1:{cockpit.port}",
-               "--user", "alice", "--password", cockpit.password, "--mount", mount_point]
+    out = run(["/usr/bin/python3", str(helper), "--url", f"http://127.0.0.1:{cockpit['port']}",
+               "--user", "alice", "--password", cockpit["password"], "--mount", mount_point]
               + (["--screenshot", shot] if shot else []), check=False, timeout=180).stdout
     lines = out.strip().splitlines()
     try:
@@ -49,7 +53,7 @@ def check_cockpit(box, checks, cockpit, mount_point, artefacts):
         report = {}
     checks.check(report.get("state") is not None and report.get("can_manage") is True
                  and report.get("read_only_note") is False,
-                 f"Cockpit: alice logs in and the Trim page lists {mount_point} with her actions enabled "
-                 f"({time.monotonic() - started:.0f} s)", out[-2000:])
+                 f"Cockpit: alice logs in and the Trim page lists {mount_point} with her actions "
+                 f"enabled ({time.monotonic() - started:.0f} s)", out[-2000:])
     if shot:
         print(f"screenshot: {shot}", flush=True)

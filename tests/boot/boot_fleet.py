@@ -4,22 +4,17 @@ shipped drop-in trimd cannot reach etcd (the unit allows no TCP/IP), with it
 etcd runs on the host's loopback, which the container shares."""
 
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from boot_root import message_id, run
+from boot_context import PASS_CONFIG, TRIMTEST, check, ensure_running, journal
+from boot_root import message_id, run, wait_for
+from pykit.net import free_port
 
 FLEET_DROPIN = "/usr/share/doc/trimd/trimd-fleet.conf"  # systemd/trimd-fleet.conf
 SLOT_ACQUIRED_ID = message_id("FleetSlotAcquired")  # lib/base/event_ids.def, trimd(8)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class LoopbackEtcd:
@@ -38,12 +33,10 @@ class LoopbackEtcd:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cleanup.push("stop etcd", self.stop)
         self.url = url
-        deadline = time.monotonic() + 20
-        while run(["etcdctl", "--endpoints", url, "endpoint", "health"], check=False,
-                  env={"ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"}).returncode != 0:
-            if time.monotonic() > deadline:
-                raise RuntimeError("etcd did not become healthy")
-            time.sleep(0.2)
+        if not wait_for(lambda: run(["etcdctl", "--endpoints", url, "endpoint", "health"],
+                                    check=False, env={"ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"})
+                        .returncode == 0, 20):
+            raise RuntimeError("etcd did not become healthy")
 
     def stop(self):
         self.process.terminate()
@@ -59,8 +52,11 @@ def get_fleet(box):
                   check=False)
 
 
-def check_fleet_dropin(box, checks, cleanup, pass_config, mount_point):
+@check
+def check_fleet_dropin(session, checks):
+    box, cleanup, pass_config, mount_point = session.box, session.cleanup, PASS_CONFIG, TRIMTEST
     started = time.monotonic()
+    ensure_running(box)
     etcd = LoopbackEtcd(cleanup)
     config = box.root / "etc/trimd/trimd.toml"
     config.write_text(pass_config + f'\n[fleet]\netcd = ["{etcd.url}"]\nbackend = "pool-a"\n'
@@ -96,10 +92,10 @@ def check_fleet_dropin(box, checks, cleanup, pass_config, mount_point):
                  "[fleet] with the shipped drop-in (IPAddressAllow= the member): GetFleet answers",
                  allowed.stdout[-800:])
     trim = box.sh(f"trimctl trim --wait --ignore-idle {mount_point}", check=False, timeout=120)
-    acquired = box.sh(f"journalctl --no-pager -o cat -u trimd.service MESSAGE_ID={SLOT_ACQUIRED_ID}",
-                      check=False).stdout
-    checks.check(trim.returncode == 0 and "holds a slot of pool-a" in acquired,
+    acquired = [e for e in journal(box, f"MESSAGE_ID={SLOT_ACQUIRED_ID}")
+                if e.get("BACKEND") == "pool-a" and e.get("MOUNT_POINT") == mount_point]
+    checks.check(trim.returncode == 0 and acquired,
                  f"a pass with [fleet] holds a slot of pool-a ({time.monotonic() - started:.0f} s)",
-                 trim.stdout[-500:] + acquired[-500:])
+                 trim.stdout[-500:] + str(acquired)[-500:])
     restore()
     etcd.stop()

@@ -1,6 +1,7 @@
-"""The boot tier's machinery: a Debian 12 root on a loop-backed ext4 of its
-own, booted with systemd-nspawn, commands run inside with nsenter. Every
-resource is registered with a Cleanup stack, undone in reverse on any exit."""
+"""The boot tier's machinery: a Debian 12 root (debootstrapped once,
+cached), the slow-TRIM filesystem, and the root booted with systemd-nspawn,
+commands run inside with nsenter. Everything made is pushed as an Undo step
+to the fixture's kept cleanup (tests/pykit), which the cleanup test runs."""
 
 import hashlib
 import os
@@ -12,6 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pykit.cleanup import Undo  # noqa: E402
+from pykit.proc import run, wait_for  # noqa: E402,F401  (run re-exported)
+
 # trimd's MESSAGE_IDs, read from the list its C++ is built from.
 sys.path.append(str(Path(__file__).resolve().parents[2] / "bench" / "lib"))
 from message_ids import message_id  # noqa: E402,F401  (re-exported)
@@ -21,40 +26,6 @@ SUITE = "bookworm"
 # as PID 1, the system bus and polkit; Cockpit for trimd-cockpit's page.
 ROOT_PACKAGES = ["systemd", "dbus", "polkitd", "pkexec", "util-linux", "e2fsprogs", "cockpit"]
 CACHE_DIR = Path("/var/cache/trimd-boot")
-
-
-def run(argv, check=True, timeout=600, **kwargs):
-    return subprocess.run(argv, check=check, timeout=timeout, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
-
-
-class Cleanup:
-    """Undo steps, run last-in first-out; each runs even if another fails."""
-
-    def __init__(self):
-        self.steps = []
-
-    def push(self, what, fn):
-        self.steps.append((what, fn))
-
-    def run_all(self):
-        while self.steps:
-            what, fn = self.steps.pop()
-            try:
-                fn()
-            except Exception as error:  # keep undoing the rest
-                print(f"cleanup: {what}: {error}")
-
-
-def wait_for(predicate, timeout, step=0.2):
-    """predicate()'s first true value within `timeout` seconds, else its last."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def debian_mirror():
@@ -126,37 +97,6 @@ def cached_root_tarball(log, deb, seed=None):
     return tarball
 
 
-class LoopFs:
-    """A sparse file with an ext4 on a loop device, mounted at `mount_point`."""
-
-    def __init__(self, cleanup, backing, size_mib, mount_point, mkfs_args=(), options="nodiscard"):
-        self.backing = Path(backing)
-        self.mount_point = Path(mount_point)
-        run(["truncate", "-s", f"{size_mib}M", str(self.backing)])
-        cleanup.push(f"remove {self.backing}", lambda: self.backing.unlink(missing_ok=True))
-        self.device = run(["losetup", "--find", "--show", str(self.backing)]).stdout.strip()
-        cleanup.push(f"detach {self.device}", lambda: run(["losetup", "-d", self.device], check=False))
-        run(["mkfs.ext4", "-q", "-F", *mkfs_args, self.device])
-        self.mount_point.mkdir(parents=True, exist_ok=True)
-        run(["mount", "-o", options, self.device, str(self.mount_point)])
-        cleanup.push(f"unmount {self.mount_point}",
-                     lambda: run(["umount", "-l", str(self.mount_point)], check=False))
-
-    def options(self):
-        """(per-mount options, superblock options) of the mount, as this
-        process's mount namespace (the host's) sees them."""
-        found = None
-        with open("/proc/self/mountinfo") as f:
-            for line in f:
-                fields = line.split()
-                if fields[4] == str(self.mount_point):
-                    found = (fields[5].split(","), fields[-1].split(","))
-        return found
-
-    def allocated_bytes(self):
-        return os.stat(self.backing).st_blocks * 512
-
-
 def fill_every_other(backing, size_mib, files, file_bytes, mount_point):
     """A fresh ext4 in `backing` with `files` small files written one after
     the other and every other one deleted: files / 2 separate free extents,
@@ -186,80 +126,70 @@ class SlowTrimFs:
     `latency_ms`. Built on a plain loop first (fast), then served through
     slowtrim; torn down filesystem, loop, slowtrim, in that order."""
 
-    def __init__(self, cleanup, slowtrim, work, size_mib, files, file_bytes, mount_point,
+    def __init__(self, kept, slowtrim, work, size_mib, files, file_bytes, mount_point,
                  latency_ms=3):
-        self.backing = Path(work) / "slow.img"
+        backing = Path(work) / "slow.img"
         self.mount_point = Path(mount_point)
         fuse_dir = Path(work) / "slow-fuse"
-        cleanup.push(f"remove {self.backing}", lambda: self.backing.unlink(missing_ok=True))
-        fill_every_other(self.backing, size_mib, files, file_bytes, Path(work) / "slow-fill")
+        kept.push(f"remove {backing}", Undo.remove(backing))
+        fill_every_other(backing, size_mib, files, file_bytes, Path(work) / "slow-fill")
         fuse_dir.mkdir()
-        self.slowtrim = subprocess.Popen(
-            [slowtrim, f"--discard-latency={latency_ms}", "--per-mib=0.1", str(self.backing),
-             str(fuse_dir)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            start_new_session=True)
-        cleanup.push("stop slowtrim", lambda: self._stop_slowtrim(fuse_dir))
+        with open(Path(work) / "slowtrim.log", "ab") as log:
+            server = subprocess.Popen(
+                [slowtrim, f"--discard-latency={latency_ms}", "--per-mib=0.1", str(backing),
+                 str(fuse_dir)], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True)
+        # slowtrim unmounts its FUSE mount on SIGINT; umount -l when it could not.
+        kept.push(f"unmount {fuse_dir}", Undo.command(["umount", "-l", fuse_dir]))
+        kept.push("stop slowtrim", Undo.process(server.pid, signal.SIGINT, grace=15))
         disk = fuse_dir / "disk"
-        deadline = time.monotonic() + 15
-        while not disk.exists():
-            if time.monotonic() > deadline or self.slowtrim.poll() is not None:
-                raise RuntimeError("slowtrim did not serve " + str(disk))
-            time.sleep(0.1)
-        self.device = run(["losetup", "--find", "--show", "--direct-io=off", str(disk)]).stdout.strip()
-        cleanup.push(f"detach {self.device}", self._detach)
+        if not wait_for(lambda: disk.exists() or server.poll() is not None, 15, step=0.1) \
+                or not disk.exists():
+            raise RuntimeError("slowtrim did not serve " + str(disk))
+        device = run(["losetup", "--find", "--show", "--direct-io=off", str(disk)]).stdout.strip()
+        # Detached (and gone) before slowtrim stops: a loop still on the FUSE
+        # file would leave slowtrim's mount dead.
+        attached = Path("/sys/block") / Path(device).name / "loop/backing_file"
+        kept.push(f"{device} detached", Undo.path_gone(attached, 15))
+        kept.push(f"detach {device}", Undo.command(["losetup", "-d", device]))
         self.mount_point.mkdir(parents=True, exist_ok=True)
-        run(["mount", "-o", "nodiscard", self.device, str(self.mount_point)])
-        cleanup.push(f"unmount {self.mount_point}", self._unmount)
-
-    def _unmount(self):
-        if run(["umount", str(self.mount_point)], check=False).returncode != 0:
-            run(["umount", "-l", str(self.mount_point)], check=False)
-
-    def _detach(self):
-        """Detached before slowtrim stops: a loop still on the FUSE file
-        would leave slowtrim's mount dead."""
-        run(["losetup", "-d", self.device], check=False)
-        attached = Path("/sys/block") / Path(self.device).name / "loop/backing_file"
-        deadline = time.monotonic() + 15
-        while attached.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-
-    def _stop_slowtrim(self, fuse_dir):
-        if self.slowtrim.poll() is None:
-            self.slowtrim.send_signal(signal.SIGINT)  # slowtrim unmounts its FUSE mount on SIGINT
-            try:
-                self.slowtrim.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.slowtrim.kill()
-                self.slowtrim.wait(timeout=15)
-        run(["umount", "-l", str(fuse_dir)], check=False)  # when slowtrim could not
+        run(["mount", "-o", "nodiscard", device, str(self.mount_point)])
+        kept.push(f"unmount {self.mount_point}", Undo.command(
+            ["sh", "-c", 'umount "$1" || umount -l "$1"', "umount", self.mount_point]))
 
 
 class Container:
-    """systemd-nspawn -b of `root`; `sh()` runs a command inside with nsenter."""
+    """systemd-nspawn -b of `root`; `sh()` runs a command inside with nsenter.
+    boot() starts it (and pushes its poweroff to the kept cleanup); attach()
+    finds a running one again from its handle(), in another process."""
 
-    def __init__(self, cleanup, root, name, binds, log_path):
-        self.root = root
-        self.log = open(log_path, "w")
+    def __init__(self, root, leader, nspawn_pid):
+        self.root = Path(root)
+        self.leader = leader
+        self.nspawn_pid = nspawn_pid
+
+    @classmethod
+    def boot(cls, kept, root, name, binds, log_path):
         argv = ["systemd-nspawn", "-b", "-D", str(root), "--keep-unit", "--register=no",
                 f"--machine={name}", "--console=passive"]
         argv += [f"--bind={host}:{inside}" for host, inside in binds]
-        self.nspawn = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
-        cleanup.push("power off the container", self.power_off)
-        self.leader = self._find_leader()
+        with open(log_path, "w") as log:
+            nspawn = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, start_new_session=True)
+        # nspawn turns SIGTERM into a clean poweroff of the container.
+        kept.push("power off the container",
+                  Undo.process(nspawn.pid, signal.SIGTERM, grace=60, kill_group=True))
+        return cls(root, _find_leader(nspawn), nspawn.pid)
 
-    def _find_leader(self, timeout=60):
-        """The container's PID 1: a descendant of nspawn that is PID 1 in its namespace."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.nspawn.poll() is not None:
-                raise RuntimeError(f"systemd-nspawn exited with {self.nspawn.returncode}")
-            for pid in descendants(self.nspawn.pid):
-                if inner_pid(pid) == 1:
-                    return pid
-            time.sleep(0.1)
-        raise RuntimeError("no container PID 1 appeared")
+    @classmethod
+    def attach(cls, handle):
+        return cls(handle["root"], handle["leader"], handle["nspawn"])
+
+    def handle(self):
+        return {"root": str(self.root), "leader": self.leader, "nspawn": self.nspawn_pid}
+
+    def running(self):
+        return Path(f"/proc/{self.nspawn_pid}").exists() and Path(f"/proc/{self.leader}").exists()
 
     def sh(self, command, check=True, timeout=120, user=None):
         argv = ["nsenter", "-t", str(self.leader), "-a"]
@@ -272,22 +202,24 @@ class Container:
         """systemd's state once the boot is over: running, or degraded."""
         deadline = time.monotonic() + timeout
         while self.sh("test -S /run/systemd/private", check=False).returncode != 0:
-            if time.monotonic() > deadline or self.nspawn.poll() is not None:
+            if time.monotonic() > deadline or not self.running():
                 return "no systemd manager socket"
             time.sleep(0.2)
         out = self.sh("systemctl is-system-running --wait", check=False, timeout=timeout)
         return out.stdout.strip()
 
-    def power_off(self):
-        if self.nspawn.poll() is None:
-            # nspawn turns SIGTERM into a clean poweroff of the container.
-            self.nspawn.send_signal(signal.SIGTERM)
-            try:
-                self.nspawn.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.nspawn.pid, signal.SIGKILL)
-                self.nspawn.wait(timeout=30)
-        self.log.close()
+
+def _find_leader(nspawn, timeout=60):
+    """The container's PID 1: a descendant of nspawn that is PID 1 in its namespace."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if nspawn.poll() is not None:
+            raise RuntimeError(f"systemd-nspawn exited with {nspawn.returncode}")
+        for pid in descendants(nspawn.pid):
+            if inner_pid(pid) == 1:
+                return pid
+        time.sleep(0.1)
+    raise RuntimeError("no container PID 1 appeared")
 
 
 def descendants(root_pid):

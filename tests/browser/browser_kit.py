@@ -1,19 +1,22 @@
-"""The browser tier's machinery: a private bus shaped like the system bus, the
-real trimd on it, cockpit-ws serving the page from a staged install, and
-headless Chromium driven by Selenium. Every process and mount is registered
-with a Cleanup stack (tests/boot/boot_root.py), undone on any exit."""
+"""The browser tier's machinery: network and mount namespaces of the test's
+own, a private bus shaped like the system bus, the real trimd on it,
+cockpit-ws serving the page from a staged install, and headless Chromium
+under chromedriver, driven by Selenium. What outlives a step (the fixture's
+setup) is pushed as an Undo step to a kept cleanup (tests/pykit), so the
+checks, each its own process, find it running and the cleanup test ends it."""
 
+import ctypes
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "boot"))
-from boot_root import Cleanup, LoopFs, run, wait_for  # noqa: E402,F401  (re-exported)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pykit.checks import log  # noqa: E402,F401  (re-exported)
+from pykit.cleanup import Cleanup, Undo, run_step  # noqa: E402,F401  (Cleanup re-exported)
+from pykit.net import free_port, port_answers  # noqa: E402
+from pykit.proc import run, wait_for  # noqa: E402,F401  (re-exported)
 
 COCKPIT_WS = "/usr/lib/cockpit/cockpit-ws"
 CHROMIUM = "/usr/bin/chromium"
@@ -21,10 +24,6 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 TOOLS = ["dbus-daemon", "busctl", "cockpit-bridge", "losetup", "mkfs.ext4", "mount", "umount",
          "unshare", "ip", "setpriv"]
 NOBODY = 65534  # user nobody, group nogroup
-
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
 def missing_prerequisite(axe_js):
@@ -44,46 +43,88 @@ def missing_prerequisite(axe_js):
     return None
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# ---- processes that outlive the step that starts them ----
+
+def start_process(kept, name, argv, log_path, **kwargs):
+    """A child with its output appended to `log_path`, in a session of its
+    own; its stop (SIGTERM, then SIGKILL) pushed to `kept`. Returns its pid."""
+    with open(log_path, "ab") as out:
+        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)
+    kept.push(f"stop {name}", Undo.process(process.pid, grace=5))
+    return process.pid
 
 
-class Process:
-    """A child with its output in `log_path`; terminated (then killed) on cleanup."""
+def stop_process(pid):
+    run_step(Undo.process(pid, grace=5))
 
-    def __init__(self, cleanup, name, argv, log_path, **kwargs):
-        self.name = name
-        self.log_path = Path(log_path)
-        with open(self.log_path, "ab") as out:
-            self.popen = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                          stdin=subprocess.DEVNULL, **kwargs)
-        cleanup.push(f"stop {name}", self.stop)
 
-    def stop(self):
-        if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGTERM)
-            try:
-                self.popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+def tail(path, chars=3000):
+    return Path(path).read_text(errors="replace")[-chars:]
 
-    def tail(self, chars=3000):
-        return self.log_path.read_text(errors="replace")[-chars:]
 
+# ---- namespaces ----
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWNET = 0x40000000
+
+
+def start_namespaces(kept):
+    """A process that holds a new network and mount namespace (private
+    mount propagation: the test's loop mounts stay in it, seen by its trimd
+    only) for the checks to enter; loopback is brought up in it. Returns its pid."""
+    holder = subprocess.Popen(["unshare", "--net", "--mount", "--propagation", "private", "--",
+                               "sleep", "infinity"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    kept.push("end the namespaces", Undo.process(holder.pid, grace=5))
+    own = os.readlink("/proc/self/ns/net")
+    if not wait_for(lambda: _net_namespace(holder.pid) not in (None, own), 10, step=0.02):
+        raise RuntimeError("unshare did not make its namespaces")
+    return holder.pid
+
+
+def _net_namespace(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/ns/net")
+    except OSError:
+        return None
+
+
+def enter_namespaces(pid):
+    """This process (still single-threaded: before Selenium or anything
+    that starts a thread) joins `pid`'s network and mount namespaces."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    cwd = os.getcwd()
+    for kind, flag in (("net", _CLONE_NEWNET), ("mnt", _CLONE_NEWNS)):
+        fd = os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)
+        try:
+            if libc.setns(fd, flag) != 0:
+                error = ctypes.get_errno()
+                raise OSError(error, f"setns {kind} of {pid}: {os.strerror(error)}")
+        finally:
+            os.close(fd)
+    os.chdir(cwd)  # setns of a mount namespace moves to its root
+    run(["ip", "link", "set", "lo", "up"])
+
+
+# ---- the bus, trimd, cockpit-ws ----
 
 class Bus:
-    """dbus-daemon with the bus tier's system-bus-like config, at a socket in `work`."""
+    """dbus-daemon with the test config shaped like the system bus, at a socket in `work`."""
 
-    def __init__(self, cleanup, config, work):
-        self.socket = Path(work) / "system_bus"
-        self.address = f"unix:path={self.socket}"
-        Process(cleanup, "dbus-daemon", ["dbus-daemon", f"--config-file={config}", "--nofork",
-                                         f"--address={self.address}"], Path(work) / "dbus.log")
-        if not wait_for(self.socket.exists, 10):
+    def __init__(self, address):
+        self.address = address
+
+    @classmethod
+    def start(cls, kept, config, work):
+        socket = Path(work) / "system_bus"
+        bus = cls(f"unix:path={socket}")
+        start_process(kept, "dbus-daemon", ["dbus-daemon", f"--config-file={config}", "--nofork",
+                                            f"--address={bus.address}"], Path(work) / "dbus.log")
+        if not wait_for(socket.exists, 10):
             raise RuntimeError("dbus-daemon did not start")
+        return bus
 
     def busctl(self, *args, check=True):
         return run(["busctl", f"--address={self.address}", *args], check=check, timeout=20)
@@ -109,23 +150,23 @@ class Bus:
 
 
 class Trimd:
-    """The built trimd on `bus`, with `config` and a state dir in `work`; start/stop at will."""
+    """The built trimd on `bus`, with its config and state dir in `work`;
+    start() (its stop pushed to `kept`) and stop() at will."""
 
-    def __init__(self, cleanup, binary, bus, config, work):
-        self.cleanup, self.binary, self.bus, self.work = cleanup, binary, bus, Path(work)
+    def __init__(self, binary, bus, work, pid=None):
+        self.binary, self.bus, self.work, self.pid = binary, bus, Path(work), pid
         self.config = self.work / "trimd.toml"
-        self.config.write_text(config)
-        self.process = None
+        self.log = self.work / "trimd.log"
 
-    def start(self):
+    def start(self, kept):
         argv = [self.binary, "--config", str(self.config), "--state-dir", str(self.work / "state"),
                 "--bus-address", self.bus.address, "--log-level", "debug", "--log-format", "json"]
-        self.process = Process(self.cleanup, "trimd", argv, self.work / "trimd.log")
+        self.pid = start_process(kept, "trimd", argv, self.log)
         if not wait_for(lambda: self.bus.manager("State") is not None, 15):
-            raise RuntimeError("trimd did not come up on the bus:\n" + self.process.tail())
+            raise RuntimeError("trimd did not come up on the bus:\n" + tail(self.log))
 
     def stop(self):
-        self.process.stop()
+        stop_process(self.pid)
 
 
 class CockpitWs:
@@ -133,7 +174,9 @@ class CockpitWs:
     as `uid` (the bridge runs as the same user), serving packages from
     `data_dir`/cockpit before /usr/share/cockpit."""
 
-    def __init__(self, cleanup, bus, data_dir, work, uid=0):
+    PAGE = "/cockpit/@localhost/trimd/index.html"
+
+    def __init__(self, kept, bus, data_dir, work, uid=0):
         self.port = free_port()
         home = Path(work) / f"home-{uid}"
         home.mkdir(exist_ok=True)
@@ -145,45 +188,69 @@ class CockpitWs:
         prefix = [] if uid == 0 else ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
         argv = prefix + [COCKPIT_WS, "--no-tls", "--address", "127.0.0.1", "--port", str(self.port),
                          "--local-session=cockpit-bridge"]
-        self.process = Process(cleanup, f"cockpit-ws (uid {uid})", argv,
-                               Path(work) / f"cockpit-ws-{uid}.log", env=env)
-        if not wait_for(self._answers, 15):
-            raise RuntimeError("cockpit-ws did not answer:\n" + self.process.tail())
-        self.url = f"http://127.0.0.1:{self.port}/cockpit/@localhost/trimd/index.html"
-
-    def _answers(self):
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return True
-        except OSError:
-            return False
+        log_path = Path(work) / f"cockpit-ws-{uid}.log"
+        self.pid = start_process(kept, f"cockpit-ws (uid {uid})", argv, log_path, env=env)
+        if not wait_for(lambda: port_answers(self.port), 15):
+            raise RuntimeError("cockpit-ws did not answer:\n" + tail(log_path))
+        self.url = url_of(self.port)
 
 
-def chromium(cleanup, work):
-    """Headless Chromium under chromedriver (both Debian's), in this network namespace."""
+def url_of(port):
+    return f"http://127.0.0.1:{port}{CockpitWs.PAGE}"
+
+
+# ---- Chromium ----
+
+def _options(work):
     from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1280,1000", "--force-device-scale-factor=1",
                 f"--user-data-dir={Path(work) / 'chromium'}"):
         options.add_argument(arg)
+    return options
+
+
+def chromium(cleanup, work):
+    """Headless Chromium under chromedriver (both Debian's), for this process
+    alone: both go when `cleanup` runs."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
     service = Service(CHROMEDRIVER, log_path=str(Path(work) / "chromedriver.log"))
-    driver = webdriver.Chrome(service=service, options=options)
+    driver = webdriver.Chrome(service=service, options=_options(work))
     cleanup.push("quit chromium", driver.quit)
     driver.set_script_timeout(30)
     return driver
 
 
-def enter_own_network_namespace(argv):
-    """Re-runs this script in a network and mount namespace of its own (so no
-    other user reaches cockpit-ws's session, and the loop mounts are seen by
-    this test's trimd only), with loopback up. Returns only inside it."""
-    if os.environ.get("TRIMD_BROWSER_NETNS") == "1":
-        run(["ip", "link", "set", "lo", "up"])
-        return
-    env = dict(os.environ, TRIMD_BROWSER_NETNS="1")
-    result = subprocess.run(["unshare", "--net", "--mount", "--propagation", "private", "--",
-                             sys.executable, *argv], env=env)
-    sys.exit(result.returncode)
+def start_browser(kept, work):
+    """chromedriver and a Chromium session in it that outlive this process:
+    {"url": ..., "session": ...} for attach_browser() in another one."""
+    from selenium import webdriver
+    port = free_port()
+    start_process(kept, "chromedriver", [CHROMEDRIVER, f"--port={port}"],
+                  Path(work) / "chromedriver.log")
+    url = f"http://127.0.0.1:{port}"
+    if not wait_for(lambda: port_answers(port), 15):
+        raise RuntimeError("chromedriver did not answer:\n" + tail(Path(work) / "chromedriver.log"))
+    driver = webdriver.Remote(command_executor=url, options=_options(work))
+    session = {"url": url, "session": driver.session_id}
+    quit_session = "import urllib.request as u; u.urlopen(u.Request(%r, method='DELETE'), timeout=30)"
+    kept.push("quit chromium", Undo.command(
+        [sys.executable, "-c", quit_session % f"{url}/session/{driver.session_id}"]))
+    driver.set_script_timeout(30)
+    return session
+
+
+def attach_browser(browser):
+    """The session start_browser() made, driven from this process (which
+    must not quit it: the cleanup test does)."""
+    from selenium import webdriver
+
+    class Attached(webdriver.Remote):
+        def start_session(self, capabilities, browser_profile=None):
+            self.session_id = browser["session"]
+            self.caps = {"browserName": "chrome"}
+
+    return Attached(command_executor=browser["url"], options=webdriver.ChromeOptions())

@@ -9,27 +9,35 @@ reports; the history chart shows the pass; Cancel ends a pass; Take over and
 Hand back on a filesystem mounted with discard change the bus's Takeover;
 Pause all (by keyboard) makes the Manager's State "paused" and Resume all
 clears it; a filesystem mounted while the page is open appears without a
-reload and goes on umount; axe-core finds no serious or critical violation; a session of user nobody sees
-the page read-only and an AccessDenied in words; trimd stopped shows "not running"
+reload and goes on umount; axe-core finds no serious or critical violation; a session of user nobody sees the page
+read-only and an AccessDenied in words; trimd stopped shows "not running"
 with a Start button, and its return brings the filesystems back. Screenshots
 of each state go to --artefacts.
 
-Exit 0 when every check passes, 1 on a failure, 77 when this machine lacks
-root or a tool (a failure instead under CI=true). Runs with /usr/bin/python3
-(Debian's python3-selenium)."""
+`setup` makes the namespaces, the bus, the loop filesystems, trimd,
+cockpit-ws and a Chromium session, and leaves them running; `check NAME`
+runs one check in them (`list` names the checks); `cleanup` ends them.
+ctest runs each as a test of its own (browser_setup, browser_<check>,
+browser_cleanup: CMakeLists.txt); `all` runs everything in one go. Every
+check loads the page afresh and leaves trimd and the bus as it found them.
 
-import argparse
+A step exits 0 when its checks pass, 1 on a failure, 77 when this machine
+lacks root or a tool (a failure instead under CI=true). Runs with
+/usr/bin/python3 (Debian's python3-selenium)."""
+
 import os
-import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_kit as kit  # noqa: E402
 from browser_page import Page  # noqa: E402
+from pykit import fixture  # noqa: E402
+from pykit.cleanup import Undo  # noqa: E402
+from pykit.loopfs import LoopFs  # noqa: E402
 
+NAME = "browser tier"
 FS = "org.trimd.trimd1.Filesystem"
 
 FS_CONFIG = """\
@@ -51,29 +59,21 @@ chunk_time = "0"
 pause = "150ms"
 """
 
-
-class Failures:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        kit.log(("PASS " if ok else "FAIL ") + what + ("" if ok or not detail else f"\n{detail}"))
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
+checks = fixture.Registry()
 
 
-def check_listed(page, checks, mounts):
-    states = {str(m): page.wait_state(m, lambda s: s == "scheduled") for m in mounts}
+@checks
+def check_listed(session, checks):
+    page = session.page
+    states = {str(m): page.wait_state(m, lambda s: s == "scheduled") for m in session.mounts}
     checks.check(all(s == "scheduled" for s in states.values()),
                  "the page lists the test's filesystems as scheduled", str(states))
     page.shot("1-scheduled")
 
 
-def check_pass(page, checks, bus, mount):
+@checks
+def check_pass(session, checks):
+    page, bus, mount = session.page, session.bus, session.mounts[0]
     page.click_card(mount, "ignore-idle")
     page.click_card(mount, "trim")
     seen = page.watch_progress(mount, timeout=30)
@@ -90,20 +90,46 @@ def check_pass(page, checks, bus, mount):
     checks.check("MiB in" in text and "waited" in text, "the last trim is shown in words", text)
 
 
-def check_cancel(page, checks, bus, mount):
+def ensure_a_pass(session, mount):
+    """A finished pass on `mount` (check_pass made one, unless this check runs alone)."""
+    bus = session.bus
+    path = bus.filesystem_path(mount)
+    if bus.get(path, FS, "LastTrimEnd") in (None, "0"):
+        bus.busctl("call", "org.trimd.trimd1", path, FS, "Trim", "b", "true")
+        kit.wait_for(lambda: bus.get(path, FS, "LastTrimEnd") not in (None, "0"), 60)
+        session.page.load()
+
+
+@checks
+def check_history(session, checks):
+    page, mount = session.page, session.mounts[0]
+    ensure_a_pass(session, mount)
+    passes = page.open_history(mount)
+    bars = page.chart_bars(mount)
+    checks.check(passes >= 1 and bars == passes, "the history chart draws a bar per pass",
+                 f"passes {passes}, bars {bars}")
+    page.shot("3-history")
+
+
+@checks
+def check_cancel(session, checks):
+    page, bus, mount = session.page, session.bus, session.mounts[1]
     page.click_card(mount, "ignore-idle")
     page.click_card(mount, "trim")
     started = page.wait_state(mount, lambda s: s == "trimming") == "trimming"
     page.click_card(mount, "cancel")
     path = bus.filesystem_path(mount)
     result = kit.wait_for(lambda: bus.get(path, FS, "LastResult") == "cancelled", 10)
-    checks.check(started and result and "(cancelled)" in page.card_text(mount),
+    shown = kit.wait_for(lambda: "(cancelled)" in page.card_text(mount), 10)
+    checks.check(started and result and shown,
                  "Cancel on a card ends its pass: LastResult cancelled on the bus and on the page",
                  f"started {started}, LastResult {bus.get(path, FS, 'LastResult')}")
 
 
-def check_takeover(page, checks, bus, mount):
+@checks
+def check_takeover(session, checks):
     """A filesystem mounted with discard: Take over remounts it without, Hand back with."""
+    page, bus, mount = session.page, session.bus, session.inline.mount_point
     path = bus.filesystem_path(mount)
     offered = page.wait_attribute(mount, "state", lambda s: s is not None, 10) and \
         page.button_visible(mount, "take-over") and not page.button_visible(mount, "hand-back")
@@ -116,18 +142,21 @@ def check_takeover(page, checks, bus, mount):
     page.click_card(mount, "hand-back")
     back = kit.wait_for(lambda: bus.get(path, FS, "Takeover") not in (None, "taken-over"), 10)
     checks.check(back and kit.wait_for(lambda: page.button_visible(mount, "take-over"), 10),
-                 "Hand back on the page gives discard back", f"Takeover {bus.get(path, FS, 'Takeover')}")
+                 "Hand back on the page gives discard back",
+                 f"Takeover {bus.get(path, FS, 'Takeover')}")
 
 
-def check_history(page, checks, mount):
-    passes = page.open_history(mount)
-    bars = page.chart_bars(mount)
-    checks.check(passes >= 1 and bars == passes, "the history chart draws a bar per pass",
-                 f"passes {passes}, bars {bars}")
-    page.shot("3-history")
+@checks
+def check_axe(session, checks):
+    violations = session.page.axe(session.args.axe)
+    bad = [v for v in violations if v.get("impact") in ("serious", "critical")]
+    checks.check(not bad, f"axe-core: no serious or critical violation ({len(violations)} in all)",
+                 "\n".join(f"{v['id']} ({v['impact']}): {v['help']}" for v in bad))
 
 
-def check_pause(page, checks, bus):
+@checks
+def check_pause(session, checks):
+    page, bus = session.page, session.bus
     # By keyboard alone: Tab to "Pause all", Enter.
     reached = page.press_by_keyboard("pause-all")
     paused = kit.wait_for(lambda: bus.manager("State") == "paused", 10)
@@ -142,8 +171,11 @@ def check_pause(page, checks, bus):
                  "Resume all clears it", f"State {bus.manager('State')}")
 
 
-def check_mount_comes_and_goes(page, checks, cleanup, work):
-    fs = kit.LoopFs(cleanup, work / "c.img", 64, work / "mnt" / "c", mkfs_args=["-b", "1024"])
+@checks
+def check_mount_comes_and_goes(session, checks):
+    page, work = session.page, session.work
+    fs = LoopFs.create(session.cleanup, work / "c.img", 64, work / "mnt" / "c",
+                       mkfs_args=["-b", "1024"])
     appeared = page.wait_state(fs.mount_point, lambda s: s is not None)
     checks.check(appeared is not None, "a filesystem mounted while the page is open appears",
                  f"state {appeared}")
@@ -153,16 +185,11 @@ def check_mount_comes_and_goes(page, checks, cleanup, work):
     checks.check(gone, "and disappears on umount")
 
 
-def check_axe(page, checks, axe_js):
-    violations = page.axe(axe_js)
-    bad = [v for v in violations if v.get("impact") in ("serious", "critical")]
-    checks.check(not bad, f"axe-core: no serious or critical violation ({len(violations)} in all)",
-                 "\n".join(f"{v['id']} ({v['impact']}): {v['help']}" for v in bad))
-
-
-def check_read_only(driver, checks, cleanup, bus, data_dir, work, artefacts, mount):
-    ws = kit.CockpitWs(cleanup, bus, data_dir, work, uid=kit.NOBODY)
-    page = Page(driver, ws.url, artefacts, "nobody-")
+@checks
+def check_read_only(session, checks):
+    bus, mount = session.bus, session.mounts[0]
+    ws = kit.CockpitWs(session.cleanup, bus, session.data_dir, session.work, uid=kit.NOBODY)
+    page = Page(session.driver, ws.url, session.args.artefacts, "nobody-")
     page.load()
     page.wait_state(mount, lambda s: s is not None)
     kit.wait_for(lambda: page.page_attribute("canManage") == "false", 10)
@@ -175,23 +202,29 @@ def check_read_only(driver, checks, cleanup, bus, data_dir, work, artefacts, mou
     alert = page.wait_alert()
     checks.check("Not allowed" in alert and bus.manager("State") != "paused",
                  "an AccessDenied is shown in words", alert)
-    ws.process.stop()
 
 
-def check_not_running(page, checks, trimd, mount):
+@checks
+def check_not_running(session, checks):
+    page, trimd, mount = session.page, session.trimd, session.mounts[0]
     trimd.stop()
-    shown = page.wait_visible("not-running", True)
-    summary = page.summary()
-    checks.check(shown and page.card_state(mount) is None and page.visible("start-trimd")
-                 and summary == "trimd is not running",
-                 "trimd stopped: the page says so and offers to start it",
-                 f"shown {shown}, card {page.card_state(mount)}, summary {summary!r}")
-    page.shot("7-not-running")
-    # No systemd on the test's bus: the page says why trimd.service did not start.
-    page.click("start-trimd")
-    alert = page.wait_alert()
-    checks.check("Could not start trimd.service" in alert, "a failed start is shown in words", alert)
-    trimd.start()
+    try:
+        shown = page.wait_visible("not-running", True)
+        summary = page.summary()
+        checks.check(shown and page.card_state(mount) is None and page.visible("start-trimd")
+                     and summary == "trimd is not running",
+                     "trimd stopped: the page says so and offers to start it",
+                     f"shown {shown}, card {page.card_state(mount)}, summary {summary!r}")
+        page.shot("7-not-running")
+        # No systemd on the test's bus: the page says why trimd.service did not start.
+        page.click("start-trimd")
+        alert = page.wait_alert()
+        checks.check("Could not start trimd.service" in alert, "a failed start is shown in words",
+                     alert)
+    finally:
+        trimd.start(session.kept)
+        session.handle["trimd"] = trimd.pid
+        session.save_handle()
     back = page.wait_state(mount, lambda s: s is not None)
     ok = checks.check(back is not None and not page.visible("not-running"),
                       "trimd back: its filesystems return without a reload",
@@ -201,78 +234,78 @@ def check_not_running(page, checks, trimd, mount):
         page.shot("fail-trimd-back")
 
 
-def check_no_script_error(driver, checks):
-    errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+@checks
+def check_no_script_error(session, checks):
+    """Every error the page logged since the browser's log was last read
+    (in a whole run: since the setup)."""
+    errors = [e["message"] for e in session.driver.get_log("browser") if e["level"] == "SEVERE"]
     checks.check(not errors, "the page threw no JavaScript error", "\n".join(errors))
 
 
-def run_checks(args, checks, cleanup, work):
-    data_dir = work / "prefix" / "share"
-    kit.run(["cmake", "--install", args.build, "--component", "cockpit", "--prefix", str(work / "prefix")])
-    bus = kit.Bus(cleanup, args.bus_config, work)
-    mounts = [work / "mnt" / name for name in ("a", "b")]
-    for m in mounts:
-        kit.LoopFs(cleanup, work / f"{m.name}.img", 256, m, mkfs_args=["-b", "1024", "-E",
-                   "lazy_itable_init=0,lazy_journal_init=0,nodiscard"])
-    inline = kit.LoopFs(cleanup, work / "d.img", 64, work / "mnt" / "d", options="discard")
-    trimd = kit.Trimd(cleanup, args.trimd, bus, FS_CONFIG.format(work=work), work)
-    trimd.start()
-    ws = kit.CockpitWs(cleanup, bus, data_dir, work)
-    driver = kit.chromium(cleanup, work)
-    page = Page(driver, ws.url, args.artefacts, "")
-    page.load()
-    check_listed(page, checks, mounts)
-    check_pass(page, checks, bus, mounts[0])
-    check_history(page, checks, mounts[0])
-    check_cancel(page, checks, bus, mounts[1])
-    check_takeover(page, checks, bus, inline.mount_point)
-    check_axe(page, checks, args.axe)
-    check_pause(page, checks, bus)
-    check_mount_comes_and_goes(page, checks, cleanup, work)
-    check_read_only(driver, checks, cleanup, bus, data_dir, work, args.artefacts, mounts[0])
-    page.load()
-    check_not_running(page, checks, trimd, mounts[0])
-    check_no_script_error(driver, checks)
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", required=True, help="the build directory (cmake --install)")
-    parser.add_argument("--trimd", required=True, help="the trimd binary")
-    parser.add_argument("--bus-config", required=True, help="the bus tier's test-bus.conf")
-    parser.add_argument("--artefacts", required=True, type=Path, help="where screenshots go")
+def add_arguments(parser):
+    parser.add_argument("--build", help="the build directory (cmake --install)")
+    parser.add_argument("--trimd", help="the trimd binary")
+    parser.add_argument("--bus-config", help="the system-like bus configuration "
+                        "(tests/common/bus-system.conf in the build directory)")
+    parser.add_argument("--artefacts", type=Path, help="where screenshots go")
     parser.add_argument("--axe", type=Path,
-                        default=Path(os.environ.get(
-                            "TRIMD_AXE_JS", "/var/cache/trimd-browser/node_modules/axe-core/axe.min.js")))
-    args = parser.parse_args()
-    reason = kit.missing_prerequisite(args.axe)
-    if reason:
-        print(f"browser tier: {reason}")
-        return 1 if os.environ.get("CI") == "true" else 77
-    kit.enter_own_network_namespace(sys.argv)
+                        default=Path(os.environ.get("TRIMD_AXE_JS",
+                                                    "/var/cache/trimd-browser/node_modules/axe-core/axe.min.js")))
 
-    started = time.monotonic()
-    checks = Failures()
-    cleanup = kit.Cleanup()
+
+def missing(args):
+    if not (args.build and args.trimd and args.bus_config and args.artefacts):
+        return "--build, --trimd, --bus-config and --artefacts are needed"
+    return kit.missing_prerequisite(args.axe)
+
+
+def setup(kept, args):
+    holder = kit.start_namespaces(kept)
+    kit.enter_namespaces(holder)
     work = Path(tempfile.mkdtemp(prefix="trimd-browser-"))
     os.chmod(work, 0o755)  # cockpit-ws as nobody reads the page and the bus socket here
-    cleanup.push(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
+    kept.push(f"remove {work}", Undo.remove(work))
     args.artefacts.mkdir(parents=True, exist_ok=True)
-    for old in args.artefacts.glob("*.png"):  # the list printed at the end is this run's
+    for old in args.artefacts.glob("*.png"):  # the screenshots there are this run's
         old.unlink()
-    try:
-        run_checks(args, checks, cleanup, work)
-    except Exception as error:  # a broken step is a failure, and cleanup still runs
-        checks.check(False, f"browser tier aborted: {error!r}",
-                     getattr(error, "stdout", "") or getattr(error, "msg", "") or "")
-    finally:
-        cleanup.run_all()
-    for shot in sorted(args.artefacts.glob("*.png")):
-        print(f"screenshot: {shot}")
-    kit.log(f"browser tier: {time.monotonic() - started:.0f} s")
-    print(f"browser: {checks.passed} passed, {checks.failed} failed")
-    return 1 if checks.failed or not checks.passed else 0
+    data_dir = work / "prefix" / "share"
+    kit.run(["cmake", "--install", args.build, "--component", "cockpit",
+             "--prefix", str(work / "prefix")])
+    bus = kit.Bus.start(kept, args.bus_config, work)
+    mounts = [work / "mnt" / name for name in ("a", "b")]
+    for m in mounts:
+        LoopFs.create(kept, work / f"{m.name}.img", 256, m, mkfs_args=[
+            "-b", "1024", "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard"])
+    inline = LoopFs.create(kept, work / "d.img", 64, work / "mnt" / "d", options="discard")
+    trimd = kit.Trimd(args.trimd, bus, work)
+    trimd.config.write_text(FS_CONFIG.format(work=work))
+    trimd.start(kept)
+    ws = kit.CockpitWs(kept, bus, data_dir, work)
+    browser = kit.start_browser(kept, work)
+    return {"holder": holder, "work": str(work), "bus": bus.address, "trimd": trimd.pid,
+            "ws_port": ws.port, "browser": browser, "mounts": [str(m) for m in mounts],
+            "inline": inline.handle()}
+
+
+def enter(handle):
+    if "holder" in handle and Path(f"/proc/{handle['holder']}").exists():
+        kit.enter_namespaces(handle["holder"])
+
+
+def connect(session):
+    h, args = session.handle, session.args
+    session.work = Path(h["work"])
+    session.data_dir = session.work / "prefix" / "share"
+    session.bus = kit.Bus(h["bus"])
+    session.trimd = kit.Trimd(args.trimd, session.bus, session.work, pid=h["trimd"])
+    session.mounts = [Path(m) for m in h["mounts"]]
+    session.inline = LoopFs(**h["inline"])
+    session.driver = kit.attach_browser(h["browser"])
+    session.page = Page(session.driver, kit.url_of(h["ws_port"]), args.artefacts, "")
+    session.page.load()
+    for mount in session.mounts:  # the page has drawn what trimd had when it loaded
+        session.page.wait_state(mount, lambda s: s is not None)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(fixture.main(sys.modules[__name__]))

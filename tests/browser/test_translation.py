@@ -24,7 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_kit as kit  # noqa: E402
 from browser_page import Page  # noqa: E402
-from test_browser import FS_CONFIG, Failures  # noqa: E402
+from pykit.checks import Checks  # noqa: E402
+from pykit.cleanup import Cleanup, Undo  # noqa: E402
+from pykit.ci import running_under_ci  # noqa: E402
+from pykit.loopfs import LoopFs  # noqa: E402
+from test_browser import FS_CONFIG  # noqa: E402
 
 TOP = Path(__file__).resolve().parent.parent.parent
 OPEN, CLOSE = "\u27e6", "\u27e7"
@@ -106,10 +110,12 @@ def run_checks(args, checks, cleanup, work):
     prefix = work / "prefix"
     kit.run(["cmake", "--install", args.build, "--component", "cockpit", "--prefix", str(prefix)])
     messages = install_pseudo_translation(work, prefix / "share" / "cockpit" / "trimd")
-    bus = kit.Bus(cleanup, args.bus_config, work)
+    bus = kit.Bus.start(cleanup, args.bus_config, work)
     mount = work / "mnt" / "a"
-    kit.LoopFs(cleanup, work / "a.img", 64, mount)
-    kit.Trimd(cleanup, args.trimd, bus, FS_CONFIG.format(work=work), work).start()
+    LoopFs.create(cleanup, work / "a.img", 64, mount)
+    trimd = kit.Trimd(args.trimd, bus, work)
+    trimd.config.write_text(FS_CONFIG.format(work=work))
+    trimd.start(cleanup)
     ws = kit.CockpitWs(cleanup, bus, prefix / "share", work)
     driver = kit.chromium(cleanup, work)
     page = Page(driver, ws.url, args.artefacts, "translated-")
@@ -144,23 +150,26 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", required=True, help="the build directory (cmake --install)")
     parser.add_argument("--trimd", required=True, help="the trimd binary")
-    parser.add_argument("--bus-config", required=True, help="the bus tier's test-bus.conf")
+    parser.add_argument("--bus-config", required=True,
+                        help="the system bus's rules for tests (tests/common/bus-system.conf)")
     parser.add_argument("--artefacts", required=True, type=Path, help="where screenshots go")
     args = parser.parse_args()
     reason = kit.missing_prerequisite(Path(__file__))  # no axe-core needed here
     missing = [tool for tool in ("xgettext", "msgcat") if shutil.which(tool) is None]
     if reason or missing:
         print(f"browser tier (translation): {reason or 'missing: ' + ', '.join(missing)}")
-        return 1 if os.environ.get("CI") == "true" else 77
-    kit.enter_own_network_namespace(sys.argv)
+        return 1 if running_under_ci() else 77
 
-    checks = Failures()
-    cleanup = kit.Cleanup()
-    work = Path(tempfile.mkdtemp(prefix="trimd-browser-l10n-"))
-    os.chmod(work, 0o755)
-    cleanup.push(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
-    args.artefacts.mkdir(parents=True, exist_ok=True)
+    checks = Checks()
+    cleanup = Cleanup()
     try:
+        # Its own network and mount namespaces: cockpit-ws's port and the
+        # loop mount are this test's alone (before any thread starts).
+        kit.enter_namespaces(kit.start_namespaces(cleanup))
+        work = Path(tempfile.mkdtemp(prefix="trimd-browser-l10n-"))
+        os.chmod(work, 0o755)
+        cleanup.push(f"remove {work}", Undo.remove(work))
+        args.artefacts.mkdir(parents=True, exist_ok=True)
         run_checks(args, checks, cleanup, work)
     except Exception as error:  # a broken step is a failure, and cleanup still runs
         checks.check(False, f"translation check aborted: {error!r}",

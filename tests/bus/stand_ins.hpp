@@ -1,5 +1,5 @@
 // Stand-ins for the system services trimd asks about the machine, owning
-// their real names on a private bus (tests/bus/test-bus.conf lets root own
+// their real names on a private bus (tests/common/bus-system.conf lets root own
 // any): logind (org.freedesktop.login1: Inhibit hands out a pipe's write
 // end and keeps the read end, so the stand-in sees the lock's release as
 // EOF; it emits PrepareForSleep / PrepareForShutdown) and UPower

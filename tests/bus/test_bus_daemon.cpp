@@ -61,10 +61,7 @@ class DaemonStartup : public ::testing::Test {
 
   void TearDown() override {
     if (trimd_) {
-      const int status = trimd_->stop();
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-          << "trimd did not stop cleanly on SIGTERM; its log:\n"
-          << log();
+      EXPECT_EQ(trimd_->stop(), 0) << "trimd did not stop cleanly on SIGTERM; its log:\n" << log();
     }
   }
 
@@ -75,7 +72,7 @@ class DaemonStartup : public ::testing::Test {
                 {TRIMD_BINARY, "--state-dir=" + (dir_.path() / "state").string(),
                  "--config=" + config_path(), "--log-level=debug", "--log-format=json"});
     if (!bus_argument.empty()) argv.push_back(bus_argument);
-    trimd_.emplace(argv, log_path());
+    trimd_.emplace(argv, stderr_to(log_path()));
   }
 
   std::string config_path() const { return (dir_.path() / "trimd.toml").string(); }
@@ -152,11 +149,10 @@ TEST_F(RealDaemon, ASecondTrimdOnTheSameBusExitsAndTheFirstKeepsTheName) {
   const std::string second_log = (dir_.path() / "second.log").string();
   ChildProcess second({TRIMD_BINARY, "--state-dir=" + (dir_.path() / "state2").string(),
                        "--config=" + config_path(), "--bus-address=" + bus_->address()},
-                      second_log);
+                      stderr_to(second_log));
   ASSERT_TRUE(wait_until([&] { return !second.running(); }, std::chrono::seconds{15}))
       << "the second trimd kept running";
-  const int status = second.stop();
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  EXPECT_EQ(second.stop(), 1);
   const auto owner =
       busctl({"call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
               "GetConnectionUnixProcessID", "s", "org.trimd.trimd1"});

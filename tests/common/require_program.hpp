@@ -1,15 +1,14 @@
 // Skip (or, under CI=true, fail) the current test when a program it needs
-// is not in PATH: the one rule every test kit follows.
+// is not in PATH: the CI rule (ci_rule.hpp) for programs.
 #pragma once
 
-#include <gtest/gtest.h>
+#include <string>
 
-#include "command.hpp"
+#include "ci_rule.hpp"
+#include "find_program.hpp"
 
-#define TRIMD_REQUIRE_PROGRAM(name)                                              \
-  do {                                                                           \
-    if (!::trimd::test::program_in_path(name)) {                                 \
-      if (::trimd::test::running_under_ci()) FAIL() << (name) << " is required"; \
-      GTEST_SKIP() << (name) << " is not installed";                             \
-    }                                                                            \
+#define TRIMD_REQUIRE_PROGRAM(name)                                \
+  do {                                                             \
+    if (!::trimd::test::find_program(name))                        \
+      TRIMD_SKIP_OR_FAIL(std::string(name) + " is not installed"); \
   } while (0)

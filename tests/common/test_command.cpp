@@ -1,16 +1,22 @@
 // The test kits' one way to run a program: output, exit codes, timeouts,
-// programs that are not there, and children that die with the test.
+// programs that are not there, children that die with the test, their
+// environment, terminal and lines, and how they are stopped.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <system_error>
 
 #include "command.hpp"
+#include "temp_dir.hpp"
 #include "wait_until.hpp"
 
 namespace trimd::test {
@@ -50,6 +56,78 @@ TEST(RunCommand, GivesTheCommandAnEmptyStdin) {
   const CommandResult result = run_command({"cat"}, 10s);
   EXPECT_TRUE(result.ok()) << result.err;
   EXPECT_EQ(result.out, "");
+}
+
+TEST(RunCommand, GivesAMinimalEnvironmentOnlyWhatItNames) {
+  ::setenv("TRIMD_TEST_LEAK", "leaked", 1);
+  ChildOptions options;
+  options.minimal_environment = true;
+  options.environment["EXTRA"] = "given";
+  const CommandResult minimal = run_command({"env"}, options, 10s);
+  ::unsetenv("TRIMD_TEST_LEAK");
+  ASSERT_TRUE(minimal.ok()) << minimal.err;
+  EXPECT_EQ(minimal.out.find("TRIMD_TEST_LEAK"), std::string::npos) << minimal.out;
+  for (const char* line : {"TZ=UTC\n", "LC_ALL=C\n", "EXTRA=given\n", "PATH="})
+    EXPECT_NE(minimal.out.find(line), std::string::npos) << line << " in " << minimal.out;
+}
+
+TEST(RunCommand, InheritsTheTestsEnvironmentUnlessToldOtherwise) {
+  ::setenv("TRIMD_TEST_INHERITED", "yes", 1);
+  const CommandResult result = run_command({"sh", "-c", "echo $TRIMD_TEST_INHERITED"}, 10s);
+  ::unsetenv("TRIMD_TEST_INHERITED");
+  EXPECT_EQ(result.out, "yes\n");
+}
+
+TEST(RunCommand, RunsInTheWorkingDirectoryItIsGiven) {
+  TempDir dir("trimd-command-");
+  ChildOptions options;
+  options.working_directory = dir.path().string();
+  const CommandResult result = run_command({"pwd", "-P"}, options, 10s);
+  EXPECT_EQ(result.out, std::filesystem::canonical(dir.path()).string() + "\n");
+  options.working_directory = (dir.path() / "missing").string();
+  EXPECT_EQ(run_command({"pwd"}, options, 10s).exit_code, 127);
+}
+
+TEST(RunCommand, GivesATerminalWhenAsked) {
+  ChildOptions options;
+  options.terminal = true;
+  const CommandResult result =
+      run_command({"sh", "-c", "test -t 0 && test -t 1 && test -t 2 && stty size"}, options, 10s);
+  EXPECT_EQ(result.exit_code, 0) << result.out;
+  EXPECT_NE(result.out.find("30 100"), std::string::npos) << result.out;
+}
+
+TEST(ChildProcess, ReadsItsOutputLineByLine) {
+  ChildProcess child({"sh", "-c", "echo one; echo two; exec sleep 30"});
+  EXPECT_EQ(child.read_line(10s), "one");
+  EXPECT_EQ(child.read_line(10s), "two");
+  EXPECT_EQ(child.read_line(50ms), std::nullopt);  // nothing more yet
+  EXPECT_TRUE(child.wait_for_output("two", 10s));
+  EXPECT_TRUE(child.running());
+  EXPECT_EQ(child.stop(), 128 + SIGTERM);
+}
+
+TEST(ChildProcess, IsKilledWhenItIgnoresSigterm) {
+  ChildProcess child({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done"});
+  ASSERT_EQ(child.read_line(10s), "ready");
+  EXPECT_EQ(child.stop(100ms), 128 + SIGKILL);
+  EXPECT_FALSE(child.running());
+}
+
+TEST(ChildProcess, AppendsStderrToTheFileItIsGiven) {
+  TempDir dir("trimd-command-");
+  const auto log = dir.path() / "child.log";
+  std::ofstream(log) << "before\n";
+  ChildOptions options;
+  options.stderr_path = log.string();
+  ChildProcess child({"sh", "-c", "echo out; echo err >&2"}, options);
+  const CommandResult result = child.finish(10s);
+  EXPECT_EQ(result.out, "out\n");
+  EXPECT_EQ(result.err, "");
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "before\nerr\n");
 }
 
 TEST(SpawnChild, ThrowsWhenTheProgramCannotBeRun) {

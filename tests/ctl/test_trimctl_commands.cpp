@@ -82,7 +82,7 @@ TEST_F(TrimctlStatus, FailsForAMountPointTrimdDoesNotTrack) {
 }
 
 TEST_F(TrimctlStatus, TakesTheBusAddressFromTheEnvironment) {
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.environment["TRIMCTL_BUS_ADDRESS"] = bus_->address();
   const auto result = run_child({TRIMCTL_BINARY, "status"}, options);
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -90,7 +90,7 @@ TEST_F(TrimctlStatus, TakesTheBusAddressFromTheEnvironment) {
 }
 
 TEST_F(TrimctlStatus, FindsTheSystemBusThroughDbusSystemBusAddress) {
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus_->address();
   const auto result = run_child({TRIMCTL_BINARY, "status"}, options);
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -100,8 +100,8 @@ TEST_F(TrimctlStatus, FindsTheSystemBusThroughDbusSystemBusAddress) {
 TEST_F(TrimctlTrim, SendsTheCurrentDirectoryForDot) {
   char resolved[PATH_MAX];
   ASSERT_NE(realpath(bus_->directory().c_str(), resolved), nullptr);
-  ChildOptions options;
-  options.working_directory = bus_->directory();
+  ChildOptions options = trimctl_options();
+  options.working_directory = bus_->directory().string();
   FakeFilesystem here = fast_filesystem(realtime_usec());
   here.id = "here";
   here.mount_point = resolved;
@@ -205,15 +205,16 @@ TEST_F(TrimctlReachability, ExitsThreeWhenNobodyOwnsTheName) {
 }
 
 TEST_F(TrimctlReachability, ExitsThreeWhenThereIsNoBus) {
-  const std::string nowhere = "unix:path=" + bus_->directory() + "/no-such-socket";
+  const std::string nowhere = "unix:path=" + (bus_->directory() / "no-such-socket").string();
   const auto result = run_child({TRIMCTL_BINARY, "--address", nowhere, "status"});
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_NE(result.err.find("cannot reach trimd at " + nowhere), std::string::npos) << result.err;
 }
 
 TEST_F(TrimctlReachability, SaysToCheckTrimdServiceWhenTheSystemBusHasNoTrimd) {
-  ChildOptions options;
-  options.environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=" + bus_->directory() + "/none";
+  ChildOptions options = trimctl_options();
+  options.environment["DBUS_SYSTEM_BUS_ADDRESS"] =
+      "unix:path=" + (bus_->directory() / "none").string();
   const auto result = run_child({TRIMCTL_BINARY, "status"}, options);
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(result.err,

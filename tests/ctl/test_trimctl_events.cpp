@@ -98,7 +98,7 @@ TEST_F(TrimctlTrimWait, PrintsTheResultsAsJson) {
 
 TEST_F(TrimctlTrimWait, RedrawsAProgressBarPerFilesystemInPlaceOnATerminal) {
   start_fake(Pacing::Paced);
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.terminal = true;
   ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast", "/data"}), options);
   const auto result = child.finish(30s);
@@ -125,7 +125,7 @@ std::string plain_text(const std::string& out) {
 
 TEST_F(TrimctlTrimWait, CutsProgressLinesToTheTerminalWidthSoRedrawsDoNotWrap) {
   start_fake(Pacing::Paced);
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.terminal = true;
   options.environment["COLUMNS"] = "50";
   ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast", "/data"}), options);
@@ -144,7 +144,7 @@ TEST_F(TrimctlTrimWait, CutsProgressLinesToTheTerminalWidthSoRedrawsDoNotWrap) {
 
 TEST_F(TrimctlTrimWait, ExitsThreeWhenTrimdLeavesTheBusMidPass) {
   start_fake(Pacing::Stalled);
-  ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast"}), {});
+  ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast"}), trimctl_options());
   ASSERT_TRUE(child.wait_for_output("/mnt/fast: 50%", 10s)) << child.output();
   fake_.reset();
   const auto result = child.finish(10s);
@@ -155,7 +155,7 @@ TEST_F(TrimctlTrimWait, ExitsThreeWhenTrimdLeavesTheBusMidPass) {
 
 TEST_F(TrimctlTrimWait, StopsWaitingOnSigintAndSaysThePassGoesOn) {
   start_fake(Pacing::Stalled);
-  ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast"}), {});
+  ChildProcess child(trimctl_argv({"trim", "--wait", "/mnt/fast"}), trimctl_options());
   ASSERT_TRUE(child.wait_for_output("/mnt/fast: 50%", 10s)) << child.output();
   child.send_signal(SIGINT);
   const auto result = child.finish(10s);
@@ -166,7 +166,7 @@ TEST_F(TrimctlTrimWait, StopsWaitingOnSigintAndSaysThePassGoesOn) {
 
 TEST_F(TrimctlMonitor, PrintsEachEventWithATimestampUntilSigint) {
   const uint64_t reads_before = fake_->property_reads();
-  ChildProcess child(trimctl_argv({"monitor"}), {});
+  ChildProcess child(trimctl_argv({"monitor"}), trimctl_options());
   // Once it has read the state it listens: what follows must all show.
   ASSERT_TRUE(wait_for_reads(reads_before, 10s));
   fake_->set_progress("/mnt/fast", 0.25);
@@ -191,7 +191,7 @@ TEST_F(TrimctlMonitor, PrintsEachEventWithATimestampUntilSigint) {
 TEST_F(TrimctlMonitor, PrintsJsonLinesOfAWholePassAndExitsZeroOnSigterm) {
   start_fake(Pacing::Paced);
   const uint64_t reads_before = fake_->property_reads();
-  ChildProcess child(trimctl_argv({"monitor", "--json"}), {});
+  ChildProcess child(trimctl_argv({"monitor", "--json"}), trimctl_options());
   ASSERT_TRUE(wait_for_reads(reads_before, 10s));
   ASSERT_EQ(trimctl({"trim", "/mnt/fast"}).exit_code, 0);
   ASSERT_TRUE(child.wait_for_output("TrimFinished", 10s)) << child.output();

@@ -109,7 +109,7 @@ TEST_F(TrimctlGolden, TrimWaitJsonIsByteForByteWhatItWas) {
 
 TEST_F(TrimctlGolden, MonitorJsonLinesAreByteForByteWhatTheyWereButForTheTime) {
   const uint64_t reads_before = fake_->property_reads();
-  ChildProcess child(trimctl_argv({"monitor", "--json"}), {});
+  ChildProcess child(trimctl_argv({"monitor", "--json"}), trimctl_options());
   ASSERT_TRUE(wait_for_reads(reads_before, 10s));
   fake_->set_progress("/mnt/fast", 0.25);
   fake_->set_progress("/mnt/fast", 1.0 / 3.0);

@@ -60,7 +60,7 @@ TEST_F(TrimctlHistory, AMountPointTrimdDoesNotRememberFailsWithExitOne) {
 
 TEST_F(TrimctlHistory, StatusShowsLifetimeFiguresAndPerMountOnesWhenNamed) {
   start_fake(Pacing::Immediate, remembered());
-  auto result = trimctl({"status"}, ChildOptions{});
+  auto result = trimctl({"status"}, trimctl_options());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(lines_of(result.out).at(0).find("12 passes, 1 failed"), std::string::npos)
       << result.out;

@@ -97,7 +97,7 @@ TEST_F(TrimctlHostileText, StatusEscapesEveryFieldInTheTableAndTheNotes) {
 }
 
 TEST_F(TrimctlHostileText, StatusOnAColourTerminalSendsOnlyItsOwnColours) {
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.terminal = true;
   options.environment["SYSTEMD_PAGER"] = "cat";
   options.environment["COLUMNS"] = "60";  // ellipsized cells too
@@ -152,7 +152,7 @@ TEST_F(TrimctlHostileText, HistoryEscapesMountPointsAndResults) {
 
 TEST_F(TrimctlHostileText, MonitorEscapesSubjectsPropertiesAndResults) {
   const uint64_t reads_before = fake_->property_reads();
-  ChildProcess child(trimctl_argv({"monitor"}), {});
+  ChildProcess child(trimctl_argv({"monitor"}), trimctl_options());
   ASSERT_TRUE(wait_for_reads(reads_before, 10s));
   FakeFilesystem added = hostile_filesystem();
   added.id = "added";
@@ -185,7 +185,7 @@ TEST_F(TrimctlHostileText, TrimWaitEscapesProgressLinesAndResultsInAPipe) {
 
 TEST_F(TrimctlHostileText, TrimWaitOnATerminalSendsOnlyItsOwnCursorMoves) {
   start_fake(Pacing::Paced, {hostile_filesystem()});
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.terminal = true;
   ChildProcess child(trimctl_argv({"trim", "--wait"}), options);
   const auto result = child.finish(30s);

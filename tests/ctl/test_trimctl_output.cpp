@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "as_nobody.hpp"
 #include "trimctl_fixture.hpp"
 
 using namespace trimctl_test;
@@ -32,9 +33,9 @@ class TrimctlOutput : public TrimctlTest {
     fake_->add_filesystem(archive);
   }
 
-  ChildResult status_with(const std::map<std::string, std::string>& environment,
-                          const std::vector<std::string>& extra = {}, bool terminal = false) {
-    ChildOptions options;
+  CommandResult status_with(const std::map<std::string, std::string>& environment,
+                            const std::vector<std::string>& extra = {}, bool terminal = false) {
+    ChildOptions options = trimctl_options();
     // "cat" is no pager: the table itself reaches the test's terminal.
     options.environment["SYSTEMD_PAGER"] = "cat";
     for (const auto& [name, value] : environment) options.environment[name] = value;
@@ -202,7 +203,7 @@ TEST_F(TrimctlOutput, PagesStatusOnATerminalThroughSystemdPagerWithLessOptions) 
 }
 
 TEST_F(TrimctlOutput, PagesThroughPagerWhenSystemdPagerIsUnset) {
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.terminal = true;
   options.environment["PAGER"] = "sed 's/^/paged: /'";
   options.environment["NO_COLOR"] = "1";
@@ -254,20 +255,13 @@ class PolkitAgentDirectory {
 
 // trimctl as a user who is not root: root needs no agent.
 std::vector<std::string> as_unprivileged(std::vector<std::string> argv) {
-  if (geteuid() != 0) return argv;
-  std::vector<std::string> wrapped{"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-                                   "--clear-groups", "--"};
-  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
-  return wrapped;
+  return geteuid() == 0 ? trimd::test::as_nobody(std::move(argv)) : argv;
 }
 
 TEST_F(TrimctlOutput, StartsAPolkitAgentOnATerminalAndWaitsUntilItIsReady) {
-  if (geteuid() == 0 && access("/usr/bin/setpriv", X_OK) != 0) {
-    if (running_in_ci()) FAIL() << "setpriv is missing (Debian: util-linux)";
-    GTEST_SKIP() << "setpriv is missing";
-  }
+  if (geteuid() == 0) TRIMD_REQUIRE_PROGRAM("setpriv");
   PolkitAgentDirectory agent;
-  ChildOptions options;
+  ChildOptions options = trimctl_options();
   options.terminal = true;
   options.environment["PATH"] = agent.path() + ":/usr/bin:/bin";
   // Nobody on this bus: the command fails after the agent is up.
@@ -286,7 +280,7 @@ TEST_F(TrimctlOutput, StartsAPolkitAgentOnATerminalAndWaitsUntilItIsReady) {
 TEST_F(TrimctlOutput, StartsNoPolkitAgentWithoutATerminalOrWithNoAskPassword) {
   PolkitAgentDirectory agent;
   const std::string nowhere = "unix:path=" + agent.path() + "/no-bus";
-  ChildOptions pipe;
+  ChildOptions pipe = trimctl_options();
   pipe.environment["PATH"] = agent.path() + ":/usr/bin:/bin";
   ChildOptions terminal = pipe;
   terminal.terminal = true;

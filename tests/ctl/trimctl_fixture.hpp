@@ -1,40 +1,35 @@
-// The bus tests' fixture: a private dbus-daemon with the fake trimd on it,
-// and the real trimctl binary run against it with --address.
+// The trimctl tests' fixture: a private dbus-daemon (the common kit's, open
+// to anyone) with the fake trimd on it, and the real trimctl binary run
+// against it with --address.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "child_process.hpp"
 #include "fake_trimd.hpp"
+#include "find_program.hpp"
 #include "private_bus.hpp"
+#include "require_program.hpp"
 #include "sample_filesystems.hpp"
+#include "trimctl_run.hpp"
+#include "wait_until.hpp"
 
 namespace trimctl_test {
 
-// Under CI a missing tool is a broken machine, not a reason to skip.
-inline bool running_in_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
-}
+using trimd::test::find_program;
+using trimd::test::PrivateBus;
 
 class TrimctlTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto dbus_daemon = PrivateBus::find_dbus_daemon();
-    if (!dbus_daemon) {
-      if (running_in_ci()) FAIL() << "dbus-daemon is missing (Debian: apt-get install dbus-daemon)";
-      GTEST_SKIP() << "dbus-daemon is missing";
-    }
-    bus_ = std::make_unique<PrivateBus>(*dbus_daemon);
+    TRIMD_REQUIRE_PROGRAM("dbus-daemon");
+    bus_ = std::make_unique<PrivateBus>(PrivateBus::Rules::Open);
     start_fake(Pacing::Immediate);
   }
 
@@ -49,7 +44,8 @@ class TrimctlTest : public ::testing::Test {
     return argv;
   }
 
-  ChildResult trimctl(const std::vector<std::string>& arguments, const ChildOptions& options = {}) {
+  CommandResult trimctl(const std::vector<std::string>& arguments,
+                        const ChildOptions& options = trimctl_options()) {
     return run_child(trimctl_argv(arguments), options);
   }
 
@@ -61,7 +57,7 @@ class TrimctlTest : public ::testing::Test {
       ADD_FAILURE() << "python3 is needed to check the JSON output";
       return {};
     }
-    const std::string path = bus_->directory() + "/output.json";
+    const std::string path = (bus_->directory() / "output.json").string();
     std::ofstream(path) << json;
     const std::string script =
         "import json, sys\n"
@@ -82,12 +78,7 @@ class TrimctlTest : public ::testing::Test {
 
   // Waits until a client has read a filesystem property (count > before).
   bool wait_for_reads(uint64_t before, std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (fake_->property_reads() <= before) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    return trimd::test::wait_until([&] { return fake_->property_reads() > before; }, timeout);
   }
 
   std::unique_ptr<PrivateBus> bus_;

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
 #include "source_text.hpp"
 #include "temp_dir.hpp"
+#include "trimctl_run.hpp"
 
 using trimctl_test::run_child;
 using namespace trimd_docs;

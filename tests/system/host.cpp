@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "find_program.hpp"
 #include "loopfs.hpp"
 
 namespace trimd::test {
@@ -29,7 +30,7 @@ std::optional<std::string> missing_root() {
 std::optional<std::string> missing_tools(const std::vector<std::string>& tools) {
   std::vector<std::string> missing;
   std::copy_if(tools.begin(), tools.end(), std::back_inserter(missing),
-               [](const std::string& tool) { return !program_in_path(tool); });
+               [](const std::string& tool) { return !find_program(tool); });
   if (missing.empty()) return std::nullopt;
   return "missing tools: " + join(missing);
 }

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "command.hpp"  // run_command, running_under_ci
+#include "ci_rule.hpp"  // TRIMD_SKIP_OR_FAIL_IF
+#include "command.hpp"  // run_command
 
 namespace trimd::test {
 
@@ -22,16 +23,6 @@ namespace trimd::test {
 // Why the test cannot run here, or nothing.
 std::optional<std::string> missing_root();  // root and /dev/loop-control
 std::optional<std::string> missing_tools(const std::vector<std::string>& tools);
-
-#define TRIMD_SKIP_OR_FAIL_IF(reason_expr)                                           \
-  do {                                                                               \
-    if (const auto trimd_reason_ = (reason_expr)) {                                  \
-      if (::trimd::test::running_under_ci())                                         \
-        FAIL() << *trimd_reason_ << " (CI=true: a missing capability is a failure)"; \
-      else                                                                           \
-        GTEST_SKIP() << *trimd_reason_;                                              \
-    }                                                                                \
-  } while (0)
 
 // Use in a test body or SetUp(): skip when not root, fail instead under CI=true.
 #define REQUIRE_ROOT_OR_FAIL() TRIMD_SKIP_OR_FAIL_IF(::trimd::test::missing_root())

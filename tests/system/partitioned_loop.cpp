@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "loopfs_cleanup.hpp"
+#include "wait_until.hpp"
 
 namespace trimd::test {
 
@@ -59,12 +60,13 @@ void scan_partitions(const std::string& device) {
 }
 
 void wait_for_device_node(const std::string& device) {
-  struct stat st {};
-  for (int i = 0; i < 250; ++i) {
-    if (::stat(device.c_str(), &st) == 0 && S_ISBLK(st.st_mode)) return;
-    std::this_thread::sleep_for(20ms);
-  }
-  throw std::runtime_error(device + " did not appear after the partition scan");
+  const bool appeared = wait_until(
+      [&] {
+        struct stat st {};
+        return ::stat(device.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
+      },
+      5s, 20ms);
+  if (!appeared) throw std::runtime_error(device + " did not appear after the partition scan");
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <thread>
 
 #include "loopfs.hpp"
 #include "partitioned_loop.hpp"
 #include "trimd_process.hpp"
+#include "wait_until.hpp"
 
 namespace trimd::test {
 namespace {
@@ -44,12 +44,13 @@ pause = "0s"
 // The kernel counts a discard when it completes: read the truth only once
 // nothing is in flight on the device.
 std::uint64_t settled_discard_bytes(const std::string& device_name) {
-  for (int i = 0; i < 500; ++i) {
-    std::ifstream inflight("/sys/class/block/" + device_name + "/inflight");
-    std::uint64_t reads = 1, writes = 1;
-    if (inflight >> reads >> writes && reads == 0 && writes == 0) break;
-    std::this_thread::sleep_for(20ms);
-  }
+  wait_until(
+      [&] {
+        std::ifstream inflight("/sys/class/block/" + device_name + "/inflight");
+        std::uint64_t reads = 1, writes = 1;
+        return inflight >> reads >> writes && reads == 0 && writes == 0;
+      },
+      10s, 20ms);
   return discard_counters(device_name).sectors * 512;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ci_rule.hpp"
 #include "fifo_guard.hpp"
 #include "metrics.hpp"
 #include "utf8.hpp"
@@ -73,11 +74,6 @@ class MetricsFile : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
-
-bool in_ci() {
-  const char* ci = std::getenv("CI");
-  return ci && std::string(ci) == "true";
-}
 
 }  // namespace
 
@@ -198,10 +194,8 @@ TEST_F(MetricsFile, ThatCannotBeWrittenThrowsAndLeavesNothingBehind) {
 
 TEST_F(MetricsFile, PassesPromtoolCheckMetrics) {
   const char* promtool = "/usr/bin/promtool";
-  if (::access(promtool, X_OK) != 0) {
-    if (in_ci()) FAIL() << "promtool is missing (Debian: apt-get install prometheus)";
-    GTEST_SKIP() << "promtool is missing (Debian package prometheus)";
-  }
+  if (::access(promtool, X_OK) != 0)
+    TRIMD_SKIP_OR_FAIL("promtool is missing (Debian package prometheus)");
   const auto file = dir_ / "trimd.prom";
   write_textfile(file, render_metrics({trimmed_fs(), fresh_fs()}, Lifetime{1 << 30, 3, 2, 1, 1}));
   const std::string command = std::string(promtool) + " check metrics < " + file.string() + " > " +
