@@ -9,7 +9,8 @@ reports; the history chart shows the pass; Cancel ends a pass; Take over and
 Hand back on a filesystem mounted with discard change the bus's Takeover;
 Pause all (by keyboard) makes the Manager's State "paused" and Resume all
 clears it; a filesystem mounted while the page is open appears without a
-reload and goes on umount; axe-core finds no serious or critical violation; a session of user nobody sees the page
+reload and goes on umount; axe-core finds no serious or critical violation; a session of user
+nobody sees the page
 read-only and an AccessDenied in words; trimd stopped shows "not running"
 with a Start button, and its return brings the filesystems back. Screenshots
 of each state go to --artefacts.
@@ -249,8 +250,8 @@ def add_arguments(parser):
                         "(tests/common/bus-system.conf in the build directory)")
     parser.add_argument("--artefacts", type=Path, help="where screenshots go")
     parser.add_argument("--axe", type=Path,
-                        default=Path(os.environ.get("TRIMD_AXE_JS",
-                                                    "/var/cache/trimd-browser/node_modules/axe-core/axe.min.js")))
+                        default=Path(os.environ.get(
+                            "TRIMD_AXE_JS", "/var/cache/trimd-browser/node_modules/axe-core/axe.min.js")))
 
 
 def missing(args):

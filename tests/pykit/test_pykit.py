@@ -180,7 +180,8 @@ JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
 <testsuite name="x" tests="3">
  <testcase name="Fast.One" classname="Fast.One" time="1.5" status="run"/>
  <testcase name="Slow.Two" classname="Slow.Two" time="{slow}" status="{status}">{failure}</testcase>
- <testcase name="Gone.Three" classname="Gone.Three" time="0" status="notrun"><skipped message="skip"/></testcase>
+ <testcase name="Gone.Three" classname="Gone.Three" time="0" status="notrun">
+  <skipped message="skip"/></testcase>
 </testsuite>
 """
 
