@@ -12,11 +12,15 @@
 #include <filesystem>
 #include <set>
 
+#include "bus_logind.hpp"
 #include "bus_service.hpp"
+#include "bus_upower.hpp"
 #include "etcd_credentials.hpp"
 #include "fleet_link.hpp"
 #include "log_event.hpp"
 #include "mountinfo.hpp"
+#include "power_watch.hpp"
+#include "sleep_watch.hpp"
 #include "status_line.hpp"
 #include "system_view.hpp"
 #include "watchdog.hpp"
