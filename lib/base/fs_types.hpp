@@ -31,6 +31,9 @@ struct FsGeometry {
   // btrfs block groups (data, metadata and system) in its logical address
   // space: sorted by start, non-overlapping, none empty. Empty = unknown.
   std::vector<Extent> block_groups{};
+  // Where group 0 begins: ext4 with 1 KiB blocks counts its groups from
+  // block 1, so its group boundaries sit 1 KiB past multiples of the size.
+  std::uint64_t group_origin = 0;
 };
 
 }  // namespace trimd

@@ -22,8 +22,10 @@ constexpr double kLogicalSpaceProgressCap = 0.99;
 
 // Measured on 6.18, both ways round:
 // - ext4 trims every free extent that starts in the range to its end and only
-//   marks a group done when the range starts at the group's start: a chunk
-//   smaller than a group would send the same discards again and again.
+//   marks a group done when the range starts at the group's start and covers
+//   its last block (or its last free extent reaches it): a chunk smaller than
+//   a group, or one boundary off by ext4's 1 KiB boot block, sends the same
+//   discards again at the next pass or fstrim (483 for one fragmented group).
 // - xfs clamps free extents to the range, but a range over more than one AG
 //   (fstrim's whole-filesystem range, or 1 GiB over 256 MiB AGs) leaves most
 //   small free extents untrimmed (30000 freed 8 KiB extents: 305 MiB still
@@ -50,18 +52,23 @@ std::uint64_t linear_chunk_end(std::uint64_t cursor, std::uint64_t chunk_bytes, 
   return std::min(saturating_add(cursor, chunk_bytes), end);
 }
 
-// Chunk ends sit on allocation-group boundaries, so xfs never walks the
-// free-space tree of one AG twice for two neighbouring chunks.
+// Chunk ends sit on group boundaries (`origin` + a multiple of the group
+// size), so xfs never walks the free-space tree of one AG twice for two
+// neighbouring chunks, and ext4 marks every group a chunk covers as trimmed.
+// What lies below group 0 (ext4's 1 KiB boot block) goes with group 0.
 std::uint64_t ag_aligned_chunk_end(std::uint64_t cursor, std::uint64_t chunk_bytes,
-                                   std::uint64_t ag_bytes, std::uint64_t end) {
+                                   std::uint64_t ag_bytes, std::uint64_t origin,
+                                   std::uint64_t end) {
   if (chunk_bytes == 0) return end;
-  const std::uint64_t offset_in_ag = cursor % ag_bytes;
-  const std::uint64_t ag_end = std::min(saturating_add(cursor - offset_in_ag, ag_bytes), end);
+  const std::uint64_t from = cursor > origin ? cursor - origin : 0;
+  const std::uint64_t offset_in_ag = from % ag_bytes;
+  const std::uint64_t ag_start = saturating_add(origin, from - offset_in_ag);
+  const std::uint64_t ag_end = std::min(saturating_add(ag_start, ag_bytes), end);
   if (chunk_bytes < ag_bytes) return std::min(saturating_add(cursor, chunk_bytes), ag_end);
   if (offset_in_ag != 0) return ag_end;  // finish the AG we are in first
   const std::uint64_t whole_ags = chunk_bytes / ag_bytes;
   const std::uint64_t span = whole_ags > kRangeMax / ag_bytes ? kRangeMax : whole_ags * ag_bytes;
-  return std::min(saturating_add(cursor, span), end);
+  return std::min(saturating_add(ag_start, span), end);
 }
 
 std::uint64_t end_of(const Extent& group) { return saturating_add(group.start, group.len); }
@@ -142,7 +149,7 @@ std::optional<TrimRange> next_chunk(const FsGeometry& geometry, std::uint64_t cu
     case RangeKind::GroupAligned:
       return make_range(cursor,
                         ag_aligned_chunk_end(cursor, group_chunk_bytes(geometry, chunk_bytes),
-                                             geometry.group_bytes, end),
+                                             geometry.group_bytes, geometry.group_origin, end),
                         minlen);
     case RangeKind::LogicalSpace:
       return block_group_chunk(geometry.block_groups, cursor, chunk_bytes, minlen);

@@ -32,8 +32,8 @@ std::unique_ptr<fsmap_head, FsmapDeleter> fsmap_buffer(std::size_t records) {
 
 }  // namespace
 
-std::optional<std::uint64_t> ext4_group_bytes_from_superblocks(
-    std::span<const FsMetadataRecord> records, std::uint64_t block_size) {
+std::optional<Ext4Groups> ext4_groups_from_superblocks(std::span<const FsMetadataRecord> records,
+                                                       std::uint64_t block_size) {
   if (records.size() < 2 || block_size == 0) return std::nullopt;
   const FsMetadataRecord& primary = records[0];
   const FsMetadataRecord& backup = records[1];
@@ -42,7 +42,9 @@ std::optional<std::uint64_t> ext4_group_bytes_from_superblocks(
   const std::uint64_t distance = backup.physical - primary.physical;
   // A group has at most 8 * block_size blocks, and a whole number of blocks.
   if (distance % block_size != 0 || distance > 8 * block_size * block_size) return std::nullopt;
-  return distance;
+  // The primary copy opens group 0, within its first group's length.
+  if (primary.physical % block_size != 0 || primary.physical >= distance) return std::nullopt;
+  return Ext4Groups{distance, primary.physical};
 }
 
 std::vector<FsMetadataRecord> ext4_superblock_records(int fd, std::uint64_t block_size,
@@ -73,10 +75,14 @@ std::vector<FsMetadataRecord> ext4_superblock_records(int fd, std::uint64_t bloc
   return found;
 }
 
-std::uint64_t ext4_group_bytes(int fd, std::uint64_t block_size) {
+Ext4Groups ext4_default_groups(std::uint64_t block_size) {
+  return Ext4Groups{ext4_block_group_bytes(block_size), block_size == 1024 ? 1024u : 0u};
+}
+
+Ext4Groups ext4_groups(int fd, std::uint64_t block_size) {
   const auto records = ext4_superblock_records(fd, block_size, kMaxRecords);
-  if (auto bytes = ext4_group_bytes_from_superblocks(records, block_size)) return *bytes;
-  return ext4_block_group_bytes(block_size);
+  if (auto groups = ext4_groups_from_superblocks(records, block_size)) return *groups;
+  return ext4_default_groups(block_size);
 }
 
 }  // namespace trimd

@@ -1,4 +1,5 @@
-// The size of an ext2/3/4 block group, asked of the mounted filesystem.
+// The size of an ext2/3/4 block group and where group 0 begins, asked of
+// the mounted filesystem.
 // mkfs.ext4 makes a group as large as one bitmap block can map (8 * block
 // size blocks: 128 MiB at 4 KiB), but `mkfs -g` makes them smaller, and a
 // chunk that ends inside a group makes ext4 forget that the group was
@@ -21,12 +22,22 @@ struct FsMetadataRecord {
   std::uint64_t length = 0;
 };
 
-// The group size from the first two superblock copies (the primary and
-// group 1's backup, one block each): their distance. Nothing when fewer
-// than two are given, or when they are not one block each (sparse_super2,
-// meta_bg: other layouts, where the default is kept).
-std::optional<std::uint64_t> ext4_group_bytes_from_superblocks(
-    std::span<const FsMetadataRecord> records, std::uint64_t block_size);
+// Where ext4's block groups lie: every group is `bytes` long and group 0
+// begins at `origin` (the primary superblock's block: 1 KiB with 1 KiB
+// blocks, whose block 0 is the boot block; 0 otherwise). A FITRIM range
+// must start at a group's start for ext4 to remember the group as trimmed.
+struct Ext4Groups {
+  std::uint64_t bytes = 0;
+  std::uint64_t origin = 0;
+  friend bool operator==(const Ext4Groups&, const Ext4Groups&) = default;
+};
+
+// The groups from the first two superblock copies (the primary and group
+// 1's backup, one block each): their distance, and the primary's offset.
+// Nothing when fewer than two are given, or when they are not one block
+// each (sparse_super2, meta_bg: other layouts, where the default is kept).
+std::optional<Ext4Groups> ext4_groups_from_superblocks(std::span<const FsMetadataRecord> records,
+                                                       std::uint64_t block_size);
 
 // The first two "static fs metadata" records of the filesystem open at
 // `fd`, paging through GETFSMAP over the first largest-possible group, for
@@ -37,7 +48,11 @@ std::optional<std::uint64_t> ext4_group_bytes_from_superblocks(
 std::vector<FsMetadataRecord> ext4_superblock_records(int fd, std::uint64_t block_size,
                                                       std::size_t max_records);
 
-// ext4_block_group_bytes(block_size) unless GETFSMAP tells otherwise.
-std::uint64_t ext4_group_bytes(int fd, std::uint64_t block_size);
+// mkfs.ext4's layout for `block_size`: ext4_block_group_bytes(block_size),
+// from block 1 when blocks are 1 KiB.
+Ext4Groups ext4_default_groups(std::uint64_t block_size);
+
+// ext4_default_groups(block_size) unless GETFSMAP tells otherwise.
+Ext4Groups ext4_groups(int fd, std::uint64_t block_size);
 
 }  // namespace trimd

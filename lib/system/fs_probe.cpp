@@ -163,11 +163,11 @@ std::uint64_t statfs_block_size(const std::string& mount_point) {
   return static_cast<std::uint64_t>(st.f_bsize);
 }
 
-std::uint64_t ext_group_bytes(const std::string& mount_point) {
+trimd::Ext4Groups ext_groups(const std::string& mount_point) {
   const std::uint64_t block_size = statfs_block_size(mount_point);
   UniqueFd fd = open_mount_point(mount_point);
-  if (fd.get() < 0) return trimd::ext4_block_group_bytes(block_size);
-  return trimd::ext4_group_bytes(fd.get(), block_size);
+  if (fd.get() < 0) return trimd::ext4_default_groups(block_size);
+  return trimd::ext4_groups(fd.get(), block_size);
 }
 
 std::string lower_case(std::string text) {
@@ -263,7 +263,11 @@ FsGeometry SystemFsProber::geometry(const std::string& mount_point, const std::s
   FsGeometry geometry = combine_geometry(fs_type, device_size, xfs, statfs_bytes(mount_point));
   if (kind == FsKind::Btrfs)
     geometry.block_groups = sorted_block_groups(btrfs_block_groups(mount_point));
-  if (is_ext(kind)) geometry.group_bytes = ext_group_bytes(mount_point);
+  if (is_ext(kind)) {
+    const Ext4Groups groups = ext_groups(mount_point);
+    geometry.group_bytes = groups.bytes;
+    geometry.group_origin = groups.origin;
+  }
   return geometry;
 }
 

@@ -135,7 +135,8 @@ TEST_F(DutyBudget, AHostAtTenPercentKeepsItsDiskBusyAtMostTwelvePercentOverAPass
   const DiscardCounters trimmed = discard_counters(slow.loop_name());
   ASSERT_TRUE(run_command({"fstrim", slow.mount_point()}).ok());
   EXPECT_EQ(discard_counters(slow.loop_name()).completed, trimmed.completed)
-      << "fstrim found free space the pass had not trimmed";
+      << "fstrim found free space the pass had not trimmed\n"
+      << trimd.log();
   EXPECT_GT(after.at("bytes_unmapped"), before.at("bytes_unmapped"));
 }
 

@@ -408,6 +408,33 @@ TEST(Ext4Planner, ChunksCoverWholeBlockGroupsEvenWhenAskedForLess) {
   EXPECT_EQ(chunks.back().len, group / 2);
 }
 
+TEST(Ext4Planner, ChunksOfOneKibibyteBlocksEndWhereGroupsEndAtBlockOnePlusMultiples) {
+  // mkfs.ext4 -b 1024 -g 8192: group g spans [1 KiB + g * 8 MiB, ...).
+  const std::uint64_t group = 8 * kMiB;
+  FsGeometry geometry{"ext4", 64 * kMiB, group};
+  geometry.group_origin = 1024;
+  std::uint64_t cursor = 0;
+  std::vector<TrimRange> chunks;
+  while (auto chunk = next_chunk(geometry, cursor, 2 * group, 0)) {
+    chunks.push_back(*chunk);
+    cursor = chunk->start + chunk->len;
+  }
+  ASSERT_EQ(chunks.size(), 4u);
+  EXPECT_EQ(chunks[0].start, 0u);  // the boot block goes with group 0
+  for (std::size_t i = 0; i + 1 < chunks.size(); ++i)
+    EXPECT_EQ(chunks[i].start + chunks[i].len, 1024 + (i + 1) * 2 * group) << "chunk " << i;
+  EXPECT_EQ(chunks.back().start + chunks.back().len, 64 * kMiB);
+}
+
+TEST(Ext4Planner, ACursorLeftAtAPlainMultipleFinishesItsGroupFirst) {
+  // A cursor saved before group_origin was known: one short chunk to realign.
+  FsGeometry geometry{"ext4", 64 * kMiB, 8 * kMiB};
+  geometry.group_origin = 1024;
+  const auto chunk = next_chunk(geometry, 16 * kMiB, 16 * kMiB, 0);
+  ASSERT_TRUE(chunk);
+  EXPECT_EQ(chunk->start + chunk->len, 16 * kMiB + 1024);
+}
+
 TEST(Ext4Planner, LargerChunksGroupWholeBlockGroups) {
   const std::uint64_t group = 128ull << 20;
   FsGeometry geometry{"ext4", 8 * group, group};
