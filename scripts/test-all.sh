@@ -45,16 +45,17 @@ if ! pgrep -x systemd-udevd >/dev/null; then
   udevadm settle || true
 fi
 
-ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs"
-FUZZ_SECONDS=${FUZZ_SECONDS:-30} scripts/fuzz.sh
-
-# The boot tier's .deb is a third build of the whole tree. The system tests
-# before it mostly wait on devices, so it is built beside them; the tier
-# takes it from here (tests/boot/test_boot.py), or builds its own if this
+# The boot tier's .deb is a third build of the whole tree. It is built
+# beside the tests from here on, at idle priority (SCHED_IDLE: only the CPU
+# the tests leave, and most of the system tier waits on devices), and the
+# boot tier runs last, in a ctest of its own: ctest starts the longest chain
+# of DEPENDS first, which is the boot tier's, and its setup (RUN_SERIAL)
+# would hold every other test while it waits for the .deb. The tier takes
+# the .deb from here (tests/boot/test_boot.py), or builds its own if this
 # one failed.
 deb_dir=$(mktemp -d /var/tmp/trimd-ci-deb.XXXXXX)
 # Its own session, so that a failing run stops the whole build with it.
-setsid bash -c 'bash tests/boot/build_deb.sh "$1" "$2" >"$2/build.log" 2>&1 &&
+chrt --idle 0 setsid bash -c 'bash tests/boot/build_deb.sh "$1" "$2" >"$2/build.log" 2>&1 &&
   touch "$2/ok" || touch "$2/failed"' deb-build "$top" "$deb_dir" &
 deb_pid=$!
 stop_deb_build() {
@@ -64,4 +65,13 @@ stop_deb_build() {
 }
 trap 'stop_deb_build; [ -z "${udevd_pid:-}" ] || { kill "$udevd_pid" 2>/dev/null; wait "$udevd_pid" 2>/dev/null || true; }' EXIT
 export TRIMD_PREBUILT_DEB_DIR=$deb_dir
-ctest --test-dir build --output-on-failure --timeout 900 -j "$jobs"
+
+ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs"
+FUZZ_SECONDS=${FUZZ_SECONDS:-30} scripts/fuzz.sh
+
+# Every tier but boot, then boot; a failure in the first still runs the
+# second, and either fails the run.
+status=0
+ctest --test-dir build --output-on-failure --timeout 900 -j "$jobs" -LE '^boot$' || status=$?
+ctest --test-dir build --output-on-failure --timeout 900 -j "$jobs" -L '^boot$' || status=$?
+exit "$status"

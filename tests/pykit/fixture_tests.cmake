@@ -26,7 +26,7 @@ function(trimd_fixture_tests label)
               ${fx_ARGS})
   set(common LABELS ${label} SKIP_RETURN_CODE 77 RESOURCE_LOCK ${label})
   if(fx_RUN_SERIAL)
-    list(APPEND common RUN_SERIAL TRUE)
+    list(APPEND common ${TRIMD_RUN_ALONE})
   endif()
   add_test(NAME ${label}_setup COMMAND ${command} setup)
   set_tests_properties(${label}_setup PROPERTIES ${common} FIXTURES_SETUP ${label}
