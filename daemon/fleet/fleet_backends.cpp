@@ -34,8 +34,12 @@ std::string read_error_text(const std::string& backend, const std::string& error
 Coordinator::Backend& Coordinator::backend(const std::string& name) {
   auto& slot = backends_[name];
   if (!slot) {
-    slot = std::make_unique<Backend>(loop_, name,
-                                     [this, name] { want_read(*backends_.at(name), false); });
+    slot = std::make_unique<Backend>(
+        loop_, name, [this, name] { want_read(*backends_.at(name), false); },
+        [this, name] {
+          ++counters_.far_reads;
+          want_read(*backends_.at(name), false);
+        });
   }
   return *slot;
 }
@@ -54,16 +58,20 @@ void Coordinator::want_read(Backend& b, bool at_once) {
 
 // With values, unless a read with values went over the bound lately (a
 // peer's huge values): then of keys only, which decide the standing alone.
+// A page of twice the near window for this host's own claims (enough to
+// tell near from far), all kClaimsPerRead for a report or a crowded page.
 void Coordinator::start_read(Backend& b) {
   const auto now = SteadyClock::now();
   const bool keys_only = b.values_over_bound_at && now - *b.values_over_bound_at < kValuesRetry;
+  const bool whole = b.crowded || !b.reports.empty() || our_keys(b.name).empty();
+  const auto limit = whole ? kClaimsPerRead : static_cast<std::int64_t>(2 * near_window());
   b.read_wanted = false;
   b.reading = true;
   b.last_read_start = now;
   ++counters_.reads;
   const auto revision_at_send = b.have_view ? b.view.revision() : 0;
   client_->call(
-      "/v3/kv/range", etcd::range_prefix_request(slot_prefix(b.name), kClaimsPerRead, keys_only),
+      "/v3/kv/range", etcd::range_prefix_request(slot_prefix(b.name), limit, keys_only),
       [this, name = b.name, revision_at_send, keys_only, alive = alive_](const etcd::Outcome& o) {
         if (*alive) on_read(name, revision_at_send, keys_only, o);
       });
@@ -139,9 +147,17 @@ void Coordinator::judge_soon(Backend& b) {
 void Coordinator::judge(Backend& b) {
   if (b.have_view) {
     const auto max = config_.max_concurrent;
+    bool judged = false, near = false;
+    std::optional<std::int64_t> far_claim;  // the create revision of our first far claim
     for (auto& [id, claim] : claims_) {
       if (claim.backend != b.name || !claim.put || claim.put_revision > b.view.revision()) continue;
       const auto standing = b.view.standing(claim.key, claim.put_revision, max);
+      judged = true;
+      if (standing.kind == ClaimStanding::Kind::Holds ||
+          (standing.kind == ClaimStanding::Kind::Waits && standing.ahead <= kNearWaiters))
+        near = true;
+      else if (standing.kind != ClaimStanding::Kind::Gone)
+        far_claim = std::min(far_claim.value_or(claim.put_revision), claim.put_revision);
       switch (standing.kind) {
         case ClaimStanding::Kind::Holds:
           if (lease_live())
@@ -164,16 +180,46 @@ void Coordinator::judge(Backend& b) {
           break;
       }
     }
+    b.crowded = b.view.cut() && b.view.counted() < near_window();
+    if (judged) pace(b, near, far_claim);
   }
   follow(b);
 }
 
-// Every backend where this host has a claim is watched from the view's
-// revision on: a freed slot is seen at once by a waiter, a deleted claim at
-// once by its holder.
+// The slots and the near waiters behind them.
+std::size_t Coordinator::near_window() const { return config_.max_concurrent + kNearWaiters; }
+
+// Near: the watch tells (follow()). Far: the next page is read when the
+// pacing says, whatever the watch did before.
+void Coordinator::pace(Backend& b, bool near, std::optional<std::int64_t> far_claim) {
+  b.near = near;
+  if (near || !far_claim) {
+    b.far_timer.disarm();
+    b.pacing.reset();
+    return;
+  }
+  // A crowded page cannot tell: the whole read follows as soon as allowed.
+  const auto delay =
+      b.crowded ? kFarReadMin
+                : b.pacing.next(SteadyClock::now(), b.view.reach(near_window()), *far_claim);
+  b.far_timer.arm_in(jittered(delay, static_cast<std::uint32_t>(random_())));
+}
+
+// Every claim of this host on the backend is in the view: a cut view that
+// lost a claim ahead of them still tells their standing (new claims line
+// up behind them), so the watch needs no read to follow.
+bool Coordinator::view_holds_ours(const Backend& b) const {
+  const auto keys = our_keys(b.name);
+  return !keys.empty() &&
+         std::all_of(keys.begin(), keys.end(), [&](const auto& key) { return b.view.has(key); });
+}
+
+// Every backend where this host holds or is near a slot is watched from
+// the view's revision on: a freed slot is seen at once by a near waiter, a
+// deleted claim at once by its holder.
 void Coordinator::follow(Backend& b) {
   const bool wanted =
-      b.have_view && std::any_of(claims_.begin(), claims_.end(), [&](const auto& c) {
+      b.have_view && b.near && std::any_of(claims_.begin(), claims_.end(), [&](const auto& c) {
         return c.second.backend == b.name && c.second.put;
       });
   if (!wanted) {
@@ -241,7 +287,7 @@ void Coordinator::on_watch(const std::string& name, std::uint64_t generation,
   }
   if (message->created) b.watch_live = true;
   if (!b.have_view) return;
-  if (!b.view.apply(*message)) want_read(b, false);
+  if (!b.view.apply(*message) && !view_holds_ours(b)) want_read(b, false);
   b.view_at = SteadyClock::now();
   if (!message->events.empty()) judge_soon(b);
 }

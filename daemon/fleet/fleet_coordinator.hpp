@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,6 +56,11 @@ inline constexpr Duration kMinReadInterval = std::chrono::seconds{1};
 // GetFleet callers waiting for a read, all backends together; more are
 // answered "busy" at once.
 inline constexpr std::size_t kMaxWaitingReports = 64;
+// Waiters beyond the slots that watch the prefix: a waiter is near when at
+// most this many claims that count stand between it and a slot. The others
+// read a page of the prefix now and then (far_pacing.hpp), so that a put or
+// a delete goes to the holders and the near waiters, not to every waiter.
+inline constexpr unsigned kNearWaiters = 16;
 
 class Coordinator {
  public:
@@ -98,6 +104,7 @@ class Coordinator {
     std::uint64_t puts = 0;            // claims written
     std::uint64_t deletes = 0;         // claims deleted
     std::uint64_t fences = 0;          // held slots stopped for an unconfirmed lease
+    std::uint64_t far_reads = 0;       // reads paced for a waiter far from a slot
   };
   const Counters& counters() const { return counters_; }
   std::int64_t lease() const { return lease_; }
@@ -138,6 +145,9 @@ class Coordinator {
   void read_failed(Backend& backend, const std::string& error);
   void judge_soon(Backend& backend);
   void judge(Backend& backend);
+  void pace(Backend& backend, bool near, std::optional<std::int64_t> far_claim);
+  std::size_t near_window() const;
+  bool view_holds_ours(const Backend& backend) const;
   void follow(Backend& backend);
   void follow_failover();
   // nullptr: messages were dropped for a bound.
@@ -171,6 +181,7 @@ class Coordinator {
   std::set<std::string> undeleted_;
   std::size_t waiting_reports_ = 0;
   Counters counters_;
+  std::minstd_rand random_{std::random_device{}()};  // the far reads' jitter
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
