@@ -19,7 +19,7 @@ namespace trimd::fleet {
 
 inline constexpr Duration kFarReadMin = std::chrono::seconds{1};
 inline constexpr Duration kFarReadFirst = std::chrono::seconds{2};
-inline constexpr Duration kFarReadMax = std::chrono::seconds{30};
+inline constexpr Duration kFarReadMax = std::chrono::seconds{10};
 
 class FarPacing {
  public:

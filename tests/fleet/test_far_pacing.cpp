@@ -29,9 +29,9 @@ TEST(FarPacing, ReadsAgainSoonAfterTheFirstRead) {
 
 TEST(FarPacing, ReadsAgainWhenHalfTheWayToTheWindowIsLeft) {
   FarPacing pacing;
-  pacing.next(t0, 100, 1200);
-  // 100 revisions in 2 s: 20 ms each; 1,000 left is 20 s, half of it 10 s.
-  EXPECT_EQ(pacing.next(t0 + 2s, 200, 1200), 10s);
+  pacing.next(t0, 100, 700);
+  // 100 revisions in 2 s: 20 ms each; 500 left is 10 s, half of it 5 s.
+  EXPECT_EQ(pacing.next(t0 + 2s, 200, 700), 5s);
 }
 
 TEST(FarPacing, ReadsAtMostOnceASecondHoweverNearTheEstimate) {
