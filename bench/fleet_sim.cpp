@@ -297,7 +297,7 @@ private:
     std::vector<Freed> freed_;
     std::map<std::string, unsigned> crashed_keys_;  // until the sampler sees them gone
     std::map<std::string, unsigned> lost_reasons_;
-    std::vector<double> lost_at_;  // seconds into the run
+    std::vector<double> lost_at_;                          // seconds into the run
     nlohmann::json violations_ = nlohmann::json::array();  // the first few, for a person
     trimd::etcd::Client sampler_;
     Timer sample_timer_, give_up_;
