@@ -85,6 +85,13 @@ struct Grant {
     std::int64_t create_revision = 0;  // the claim's place in line (0: not sampled yet)
 };
 
+// A freed slot and the grant it went to.
+struct Handover {
+    double at_s = 0;       // released or crashed, into the run
+    double latency_s = 0;  // until the next grant
+    bool crash = false;
+};
+
 struct Freed {
     Clock::time_point at;       // released, or crashed
     Clock::time_point free_at;  // when the slot was free in etcd
@@ -280,6 +287,7 @@ private:
 
     void sample();
     void sampled(const trimd::etcd::Outcome& outcome, const std::vector<bool>& believed_before);
+    std::vector<Handover> all_handovers() const;
     std::vector<double> handovers(bool crash) const;
 
     EventLoop& loop_;
@@ -372,7 +380,7 @@ void Simulation::sampled(const trimd::etcd::Outcome& outcome, const std::vector<
 
 // Each freed slot, in the order it became free in etcd, goes to the next
 // grant after that: its hand-over latency, from the release (or the crash).
-std::vector<double> Simulation::handovers(bool crash) const
+std::vector<Handover> Simulation::all_handovers() const
 {
     auto freed = freed_;
     std::sort(freed.begin(), freed.end(),
@@ -381,7 +389,7 @@ std::vector<double> Simulation::handovers(bool crash) const
     for (const auto& grant : grants_)
         grants.push_back(grant.at);
     std::sort(grants.begin(), grants.end());
-    std::vector<double> out;
+    std::vector<Handover> out;
     std::size_t next = std::min<std::size_t>(options_.max_concurrent, grants.size());
     for (const auto& slot : freed) {
         // A crash's slot is seen free by a sample up to 100 ms late.
@@ -390,10 +398,18 @@ std::vector<double> Simulation::handovers(bool crash) const
             ++next;
         if (next == grants.size())
             break;
-        if (slot.crash == crash)
-            out.push_back(seconds(grants[next] - slot.at));
+        out.push_back({seconds(slot.at - started_), seconds(grants[next] - slot.at), slot.crash});
         ++next;
     }
+    return out;
+}
+
+std::vector<double> Simulation::handovers(bool crash) const
+{
+    std::vector<double> out;
+    for (const auto& handover : all_handovers())
+        if (handover.crash == crash)
+            out.push_back(handover.latency_s);
     return out;
 }
 
@@ -473,6 +489,16 @@ nlohmann::json Simulation::report() const
         {"out_of_order", out_of_order},
         {"handover_release", latency(handovers(false))},
         {"handover_crash", latency(handovers(true))},
+        // Every hand-over as [when, how long, crash]: the report splits them
+        // around the leader's stop.
+        {"handovers",
+         [this] {
+             auto list = nlohmann::json::array();
+             for (const auto& h : all_handovers())
+                 list.push_back(
+                     {std::round(h.at_s * 1000) / 1000, std::round(h.latency_s * 1000) / 1000, h.crash});
+             return list;
+         }()},
         {"waiting_host_minutes", waiting_minutes},
         {"requests", requests},
         {"requests_per_waiting_host_minute",
