@@ -58,13 +58,15 @@ void Coordinator::want_read(Backend& b, bool at_once) {
 
 // With values, unless a read with values went over the bound lately (a
 // peer's huge values): then of keys only, which decide the standing alone.
-// A page of twice the near window for this host's own claims (enough to
-// tell near from far), all kClaimsPerRead for a report or a crowded page.
+// A page of the near window and kPageBeyondWindow more for this host's own
+// claims (enough to tell near from far), all kClaimsPerRead for a report or
+// a crowded page.
 void Coordinator::start_read(Backend& b) {
   const auto now = SteadyClock::now();
   const bool keys_only = b.values_over_bound_at && now - *b.values_over_bound_at < kValuesRetry;
   const bool whole = b.crowded || !b.reports.empty() || our_keys(b.name).empty();
-  const auto limit = whole ? kClaimsPerRead : static_cast<std::int64_t>(2 * near_window());
+  const auto limit =
+      whole ? kClaimsPerRead : static_cast<std::int64_t>(near_window() + kPageBeyondWindow);
   b.read_wanted = false;
   b.reading = true;
   b.last_read_start = now;

@@ -60,7 +60,11 @@ inline constexpr std::size_t kMaxWaitingReports = 64;
 // most this many claims that count stand between it and a slot. The others
 // read a page of the prefix now and then (far_pacing.hpp), so that a put or
 // a delete goes to the holders and the near waiters, not to every waiter.
-inline constexpr unsigned kNearWaiters = 16;
+// Enough that a line moving at several hand-overs a second does not pass a
+// far waiter between two of its reads (kFarReadMax apart at most).
+inline constexpr unsigned kNearWaiters = 64;
+// Claims read past the near window in a far waiter's page.
+inline constexpr unsigned kPageBeyondWindow = 32;
 
 class Coordinator {
  public:
