@@ -11,6 +11,22 @@ def per_host_kib(w6):
     return (hwm - base) / hosts if hwm and base is not None and hosts else None
 
 
+def away_from_stop(w6, crash):
+    """The hand-overs whose slot was freed away from the leader's stop: not
+    from a TTL before it (a crashed holder's lease is renewed in full by the
+    new leader) to a TTL after it ends. None without the list or a stop."""
+    stop, ttl = w6.get("leader_stop", {}), w6.get("lease_ttl_s") or 0
+    if "handovers" not in w6 or "at_s" not in stop:
+        return None
+    begin, end = stop["at_s"] - ttl, stop["at_s"] + stop.get("for_s", 0) + ttl
+    latencies = sorted(latency for at, latency, was_crash in w6["handovers"]
+                       if was_crash == crash and not begin <= at <= end)
+    if not latencies:
+        return {"n": 0}
+    return {"n": len(latencies), "p99_s": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+            "max_s": latencies[-1]}
+
+
 def w6_section(w6, charts, small_chunk, latency_ms):
     release, crash = w6.get("handover_release", {}), w6.get("handover_crash", {})
     stop = w6.get("leader_stop", {})
@@ -35,6 +51,9 @@ def w6_section(w6, charts, small_chunk, latency_ms):
          f"({release.get('n')})"),
         ("hand-over after a crash: p50 / p99 / max",
          f"{f(crash.get('p50_s'))} / {f(crash.get('p99_s'))} / {f(crash.get('max_s'))} s ({crash.get('n')})"),
+        ("... away from the leader's stop (freed outside [stop − TTL, its end + TTL]): "
+         "release p99 / max, crash max",
+         _away_text(w6)),
         ("etcd requests per host, keep-alives apart (reads, puts, deletes, watches)",
          f"{f(requests_per_host)}; {f(w6.get('requests_per_waiting_host_minute'))} per waiting host "
          f"per minute over {f(w6.get('waiting_host_minutes'), 0)} host-minutes of waiting"),
@@ -58,6 +77,14 @@ def w6_section(w6, charts, small_chunk, latency_ms):
             f"client), on one event loop per CPU, against a three-member etcd on loopback; only "
             f"holders and waiters near a slot watch the prefix.\n\n"
             f"| | |\n| --- | --- |\n{body}\n")
+
+
+def _away_text(w6):
+    release, crash = away_from_stop(w6, False), away_from_stop(w6, True)
+    if release is None:
+        return "—"
+    return (f"{f(release.get('p99_s'))} / {f(release.get('max_s'))} s ({release['n']}); "
+            f"{f(crash.get('max_s'))} s ({crash['n']})")
 
 
 def targets(w6, target):

@@ -207,6 +207,12 @@ void Coordinator::pace(Backend& b, bool near, std::optional<std::int64_t> far_cl
   b.far_timer.arm_in(jittered(delay, static_cast<std::uint32_t>(random_())));
 }
 
+bool Coordinator::holds_a_slot(const Backend& b) const {
+  return std::any_of(claims_.begin(), claims_.end(), [&](const auto& c) {
+    return c.second.backend == b.name && c.second.told == SlotNews::Kind::Granted;
+  });
+}
+
 // Every claim of this host on the backend is in the view: a cut view that
 // lost a claim ahead of them still tells their standing (new claims line
 // up behind them), so the watch needs no read to follow.
@@ -279,7 +285,11 @@ void Coordinator::on_watch(const std::string& name, std::uint64_t generation,
     return;
   Backend& b = *it->second;
   ++counters_.watch_messages;
-  if (!message) return want_read(b, false);  // dropped for a bound: read what was missed
+  // Dropped for a bound: read what was missed, at once where this host
+  // holds a slot (a delete of its own claim may be among them: it must stop
+  // before the next in line starts), paced for a waiter (a missed delete
+  // only keeps it waiting).
+  if (!message) return want_read(b, holds_a_slot(b));
   if (message->canceled) {
     // Compacted past its start, or refused: read, and watch from there.
     client_->cancel(*b.watch);

@@ -152,6 +152,7 @@ class Coordinator {
   void pace(Backend& backend, bool near, std::optional<std::int64_t> far_claim);
   std::size_t near_window() const;
   bool view_holds_ours(const Backend& backend) const;
+  bool holds_a_slot(const Backend& backend) const;
   void follow(Backend& backend);
   void follow_failover();
   // nullptr: messages were dropped for a bound.
