@@ -44,6 +44,7 @@ struct Coordinator::Backend {
   // Ignored keys already named in the journal (bounded: past it, counted only).
   std::set<std::string> named_ignored;
   Timer read_timer;
+  std::optional<SteadyPoint> read_due;  // when read_timer was last armed to fire
   // Near a slot (a holder, or among the first kNearWaiters waiters): the
   // prefix is watched. Else far: a page is read when far_timer says.
   bool near = false;

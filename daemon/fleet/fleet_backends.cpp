@@ -44,13 +44,17 @@ Coordinator::Backend& Coordinator::backend(const std::string& name) {
   return *slot;
 }
 
-void Coordinator::want_read(Backend& b, bool at_once) {
+void Coordinator::want_read(Backend& b, bool at_once, Duration interval) {
   b.read_wanted = true;
   if (b.reading) return;  // once it is in
   const auto now = SteadyClock::now();
-  if (!at_once && b.last_read_start && now - *b.last_read_start < kMinReadInterval) {
-    b.read_timer.arm_in(
-        std::chrono::duration_cast<Duration>(*b.last_read_start + kMinReadInterval - now));
+  if (!at_once && b.last_read_start && now - *b.last_read_start < interval) {
+    const auto due = std::chrono::duration_cast<Duration>(*b.last_read_start + interval - now);
+    // Unless a read is due sooner already.
+    if (!b.read_due || *b.read_due <= now || *b.read_due > now + due) {
+      b.read_due = now + due;
+      b.read_timer.arm_in(due);
+    }
     return;
   }
   start_read(b);
@@ -204,7 +208,8 @@ void Coordinator::pace(Backend& b, bool near, std::optional<std::int64_t> far_cl
   const auto delay =
       b.crowded ? kFarReadMin
                 : b.pacing.next(SteadyClock::now(), b.view.reach(near_window()), *far_claim);
-  b.far_timer.arm_in(jittered(delay, static_cast<std::uint32_t>(random_())));
+  // Jittered, and never later than kFarReadMax: the near window is sized to it.
+  b.far_timer.arm_in(std::min(jittered(delay, static_cast<std::uint32_t>(random_())), kFarReadMax));
 }
 
 bool Coordinator::holds_a_slot(const Backend& b) const {
@@ -289,7 +294,8 @@ void Coordinator::on_watch(const std::string& name, std::uint64_t generation,
   // holds a slot (a delete of its own claim may be among them: it must stop
   // before the next in line starts), paced for a waiter (a missed delete
   // only keeps it waiting).
-  if (!message) return want_read(b, holds_a_slot(b));
+  if (!message)
+    return want_read(b, false, holds_a_slot(b) ? kHolderReadInterval : kMinReadInterval);
   if (message->canceled) {
     // Compacted past its start, or refused: read, and watch from there.
     client_->cancel(*b.watch);

@@ -53,6 +53,9 @@ Duration fence_margin(Duration lease_ttl);
 // watch events or GetFleet callers ask; and a report is answered from a
 // view at most this old (or from a watched one).
 inline constexpr Duration kMinReadInterval = std::chrono::seconds{1};
+// ... and at most this often for a holder whose watch dropped messages for
+// a bound: the delete of its own claim may be among them.
+inline constexpr Duration kHolderReadInterval = std::chrono::milliseconds{250};
 // GetFleet callers waiting for a read, all backends together; more are
 // answered "busy" at once.
 inline constexpr std::size_t kMaxWaitingReports = 64;
@@ -142,7 +145,7 @@ class Coordinator {
 
   // The backends' views (fleet_backends.cpp).
   Backend& backend(const std::string& name);
-  void want_read(Backend& backend, bool at_once);
+  void want_read(Backend& backend, bool at_once, Duration interval = kMinReadInterval);
   void start_read(Backend& backend);
   void on_read(const std::string& name, std::int64_t revision_at_send, bool keys_only,
                const etcd::Outcome& outcome);
