@@ -136,6 +136,10 @@ void Coordinator::read_failed(Backend& b, const std::string& error) {
     if (claim.backend == b.name && claim.told != SlotNews::Kind::Granted && !lease_failing_)
       tell(id, claim, SlotNews::Kind::Waiting,
            read_error_text(b.name, escape_bytes_for_line(error)));
+  // A far waiter has no watch to fall back on: it tries again soon, not at
+  // the next poll (a stopped member fails its reads until the client moves on).
+  if (!b.near && !our_keys(b.name).empty())
+    b.far_timer.arm_in(jittered(kFarReadFirst, static_cast<std::uint32_t>(random_())));
 }
 
 // Once per loop turn however many watch messages came in it.
