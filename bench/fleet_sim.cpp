@@ -1,9 +1,12 @@
 // fleet_sim: the fleet's slots at scale, by simulation on one machine. Every
 // simulated host is the real coordinator (daemon/fleet: its own etcd client,
-// lease, claim and watch), all on one event loop, against the etcd cluster
+// lease, claim and watch), against the etcd cluster
 // named on the command line. A host arrives, asks for a slot of one backend,
 // holds it for a random time and gives it back, or crashes while holding it
-// (no release, no keep-alive: etcd expires its lease). A sampler reads the
+// (no release, no keep-alive: etcd expires its lease). The hosts are shared
+// out over one event loop per CPU (--loops), each on a thread of its own, as
+// a real host has its own loop; the bookkeeping is under one lock. A
+// sampler, on the main thread's loop, reads the
 // backend's claims every 100 ms. At the end one JSON report on stdout:
 // the most hosts that believed they held a slot at once, the samples where a
 // believer was not among etcd's first max_concurrent claims, grants out of
@@ -13,15 +16,19 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -51,6 +58,7 @@ struct Options {
     double crash_share = 0.05;
     Duration give_up = 30min;
     unsigned seed = 1;
+    unsigned loops = std::max(1u, std::thread::hardware_concurrency());
 };
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -60,6 +68,7 @@ struct Host {
     enum class State { Coming, Waiting, Holding, Done, Crashed };
     unsigned index = 0;
     std::string name;
+    EventLoop* loop = nullptr;  // its shard's
     bool will_crash = false;
     State state = State::Coming;
     std::unique_ptr<Coordinator> coordinator;
@@ -76,10 +85,33 @@ struct Grant {
     std::int64_t create_revision = 0;  // the claim's place in line (0: not sampled yet)
 };
 
+// A freed slot and the grant it went to.
+struct Handover {
+    double at_s = 0;       // released or crashed, into the run
+    double latency_s = 0;  // until the next grant
+    bool crash = false;
+};
+
 struct Freed {
     Clock::time_point at;       // released, or crashed
     Clock::time_point free_at;  // when the slot was free in etcd
     bool crash = false;
+};
+
+// One event loop and the hosts on it, run on a thread of its own; it stops
+// when the simulation is over.
+struct Shard {
+    explicit Shard(const std::atomic<bool>& over)
+        : watch(loop, [this, &over] {
+              if (over)
+                  loop.quit();
+          })
+    {
+        watch.arm_every(50ms);
+    }
+    EventLoop loop;
+    Timer watch;
+    std::thread thread;
 };
 
 class Simulation {
@@ -90,21 +122,49 @@ public:
           random_(options_.seed),
           sampler_(loop, sampler_settings(options_)),
           sample_timer_(loop, [this] { sample(); }),
-          give_up_(loop, [this] { loop_.quit(); })
+          give_up_(loop, [this] { over_ = true; })
     {
+        for (unsigned i = 0; i < std::max(1u, options_.loops); ++i)
+            shards_.push_back(std::make_unique<Shard>(over_));
         hosts_.resize(options_.hosts);
         std::bernoulli_distribution crashes(options_.crash_share);
         for (unsigned i = 0; i < options_.hosts; ++i) {
             Host& host = hosts_[i];
             host.index = i;
             host.name = "sim" + std::to_string(i);
+            host.loop = &shards_[i % shards_.size()]->loop;
             host.will_crash = crashes(random_);
-            host.timer = std::make_unique<Timer>(loop_, [this, i] { arrive(hosts_[i]); });
+            host.timer = std::make_unique<Timer>(*host.loop, [this, i] { arrive(hosts_[i]); });
             host.timer->arm_in(options_.arrive_over * i / std::max(1u, options_.hosts));
         }
         started_ = Clock::now();
         sample_timer_.arm_every(100ms);
         give_up_.arm_in(options_.give_up);
+    }
+
+    // The shards on their threads and the sampler on this one, until every
+    // host is done (or the run gives up).
+    void run()
+    {
+        for (auto& shard : shards_)
+            shard->thread = std::thread([&loop = shard->loop] { loop.run(); });
+        Timer over(loop_, [this] {
+            if (over_)
+                loop_.quit();
+        });
+        over.arm_every(50ms);
+        loop_.run();
+        for (auto& shard : shards_)
+            shard->thread.join();
+    }
+
+    // The most any loop's timer waited past its time.
+    Duration lateness_max() const
+    {
+        Duration most = loop_.lateness_max();
+        for (const auto& shard : shards_)
+            most = std::max(most, shard->loop.lateness_max());
+        return most;
     }
 
     nlohmann::json report() const;
@@ -133,20 +193,29 @@ private:
     void arrive(Host& host)
     {
         const unsigned i = host.index;
-        host.coordinator = std::make_unique<Coordinator>(
-            loop_, config_for(host), host.name, [this, i](const SlotNews& news) { heard(hosts_[i], news); });
-        host.state = Host::State::Waiting;
-        host.asked = Clock::now();
+        host.coordinator =
+            std::make_unique<Coordinator>(*host.loop, config_for(host), host.name,
+                                          [this, i](const SlotNews& news) { heard(hosts_[i], news); });
+        {
+            std::lock_guard lock(mutex_);
+            host.state = Host::State::Waiting;
+            host.asked = Clock::now();
+        }
         host.coordinator->request("fs", "pool-a", "/sim/" + std::to_string(i));
     }
 
     void heard(Host& host, const SlotNews& news)
     {
         using Kind = SlotNews::Kind;
+        std::lock_guard lock(mutex_);
         if (news.kind == Kind::Unreachable)
             ++host.unreachable;
         if (news.kind == Kind::Lost) {
             ++host.lost;
+            // The reason's first words: "the lease expired", "its claim is gone
+            // from etcd", "etcd has not confirmed this host's lease ..."
+            ++lost_reasons_[news.reason.substr(0, 30)];
+            lost_at_.push_back(std::round(seconds(Clock::now() - started_) * 10) / 10);
             if (host.state == Host::State::Holding) {
                 --believers_;
                 host.state = Host::State::Waiting;
@@ -159,17 +228,17 @@ private:
         grants_.push_back({host.index, *host.granted, host.create_revision});
         most_believers_ = std::max(most_believers_, ++believers_);
         if (host.will_crash) {
-            host.timer = std::make_unique<Timer>(loop_, [this, i = host.index] { crash(hosts_[i]); });
+            host.timer = std::make_unique<Timer>(*host.loop, [this, i = host.index] { crash(hosts_[i]); });
             host.timer->arm_in(Duration{0});
             return;
         }
         std::uniform_int_distribution<std::int64_t> hold(options_.hold_min.count(),
                                                          options_.hold_max.count());
-        host.timer = std::make_unique<Timer>(loop_, [this, i = host.index] { release(hosts_[i]); });
+        host.timer = std::make_unique<Timer>(*host.loop, [this, i = host.index] { release(hosts_[i]); });
         host.timer->arm_in(Duration{hold(random_)});
     }
 
-    // Keep what it asked of etcd; its coordinator goes.
+    // Keep what it asked of etcd; its coordinator goes. Under the lock.
     void retire(Host& host)
     {
         host.counters = host.coordinator->counters();
@@ -180,18 +249,22 @@ private:
 
     void release(Host& host)
     {
-        if (host.state != Host::State::Holding)
-            return;
-        retire(host);
-        host.state = Host::State::Done;
+        {
+            std::lock_guard lock(mutex_);
+            if (host.state != Host::State::Holding)
+                return;
+            retire(host);
+            host.state = Host::State::Done;
+            freed_.push_back({*host.freed, *host.freed, false});
+        }
         host.coordinator->release("fs");
-        freed_.push_back({*host.freed, *host.freed, false});
         // The key is deleted; the lease is revoked after it, and the host goes.
         host.coordinator->revoke([] {});
-        host.timer = std::make_unique<Timer>(loop_, [this, i = host.index] {
+        host.timer = std::make_unique<Timer>(*host.loop, [this, i = host.index] {
             hosts_[i].coordinator.reset();
+            std::lock_guard lock(mutex_);
             if (finished_ == hosts_.size())
-                loop_.quit();
+                over_ = true;
         });
         host.timer->arm_in(2s);
     }
@@ -199,22 +272,30 @@ private:
     // No release, no revoke, no more keep-alives: as a kill -9 leaves it.
     void crash(Host& host)
     {
-        if (host.state != Host::State::Holding)
-            return;
-        retire(host);
-        host.state = Host::State::Crashed;
+        {
+            std::lock_guard lock(mutex_);
+            if (host.state != Host::State::Holding)
+                return;
+            retire(host);
+            host.state = Host::State::Crashed;
+            crashed_keys_[trimd::slot_key("pool-a", host.name, "fs")] = host.index;
+            if (finished_ == hosts_.size())
+                over_ = true;
+        }
         host.coordinator.reset();
-        crashed_keys_[trimd::slot_key("pool-a", host.name, "fs")] = host.index;
-        if (finished_ == hosts_.size())
-            loop_.quit();
     }
 
     void sample();
     void sampled(const trimd::etcd::Outcome& outcome, const std::vector<bool>& believed_before);
+    std::vector<Handover> all_handovers() const;
     std::vector<double> handovers(bool crash) const;
 
     EventLoop& loop_;
     Options options_;
+    std::atomic<bool> over_{false};
+    std::vector<std::unique_ptr<Shard>> shards_;
+    // Every Host's state and times, and everything below, between threads.
+    mutable std::mutex mutex_;
     std::mt19937 random_;
     std::vector<Host> hosts_;
     Clock::time_point started_;
@@ -223,6 +304,9 @@ private:
     std::vector<Grant> grants_;  // in the order granted
     std::vector<Freed> freed_;
     std::map<std::string, unsigned> crashed_keys_;  // until the sampler sees them gone
+    std::map<std::string, unsigned> lost_reasons_;
+    std::vector<double> lost_at_;                          // seconds into the run
+    nlohmann::json violations_ = nlohmann::json::array();  // the first few, for a person
     trimd::etcd::Client sampler_;
     Timer sample_timer_, give_up_;
     bool sampling_ = false;
@@ -239,8 +323,11 @@ void Simulation::sample()
         return;  // the last read is still out
     sampling_ = true;
     std::vector<bool> believed(hosts_.size());
-    for (const auto& host : hosts_)
-        believed[host.index] = host.state == Host::State::Holding;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& host : hosts_)
+            believed[host.index] = host.state == Host::State::Holding;
+    }
     sampler_.call("/v3/kv/range", trimd::etcd::range_prefix_request(trimd::slot_prefix("pool-a"), 0, true),
                   [this, believed](const trimd::etcd::Outcome& outcome) { sampled(outcome, believed); });
 }
@@ -265,14 +352,20 @@ void Simulation::sampled(const trimd::etcd::Outcome& outcome, const std::vector<
     std::map<std::string, std::size_t> place;
     for (std::size_t i = 0; i < kvs.size(); ++i)
         place[kvs[i].key] = i;
+    std::lock_guard lock(mutex_);
     for (auto& host : hosts_) {
         const auto key = trimd::slot_key("pool-a", host.name, "fs");
         const auto it = place.find(key);
         if (it != place.end())
             host.create_revision = kvs[it->second].create_revision;
         const bool believed_throughout = believed_before[host.index] && host.state == Host::State::Holding;
-        if (believed_throughout && (it == place.end() || it->second >= options_.max_concurrent))
+        if (believed_throughout && (it == place.end() || it->second >= options_.max_concurrent)) {
             ++sample_violations_;
+            if (violations_.size() < 10)
+                violations_.push_back({{"host", host.index},
+                                       {"place", it == place.end() ? -1 : static_cast<long>(it->second)},
+                                       {"at_s", seconds(Clock::now() - started_)}});
+        }
     }
     const auto now = Clock::now();
     for (auto it = crashed_keys_.begin(); it != crashed_keys_.end();) {
@@ -287,7 +380,7 @@ void Simulation::sampled(const trimd::etcd::Outcome& outcome, const std::vector<
 
 // Each freed slot, in the order it became free in etcd, goes to the next
 // grant after that: its hand-over latency, from the release (or the crash).
-std::vector<double> Simulation::handovers(bool crash) const
+std::vector<Handover> Simulation::all_handovers() const
 {
     auto freed = freed_;
     std::sort(freed.begin(), freed.end(),
@@ -296,7 +389,7 @@ std::vector<double> Simulation::handovers(bool crash) const
     for (const auto& grant : grants_)
         grants.push_back(grant.at);
     std::sort(grants.begin(), grants.end());
-    std::vector<double> out;
+    std::vector<Handover> out;
     std::size_t next = std::min<std::size_t>(options_.max_concurrent, grants.size());
     for (const auto& slot : freed) {
         // A crash's slot is seen free by a sample up to 100 ms late.
@@ -305,10 +398,18 @@ std::vector<double> Simulation::handovers(bool crash) const
             ++next;
         if (next == grants.size())
             break;
-        if (slot.crash == crash)
-            out.push_back(seconds(grants[next] - slot.at));
+        out.push_back({seconds(slot.at - started_), seconds(grants[next] - slot.at), slot.crash});
         ++next;
     }
+    return out;
+}
+
+std::vector<double> Simulation::handovers(bool crash) const
+{
+    std::vector<double> out;
+    for (const auto& handover : all_handovers())
+        if (handover.crash == crash)
+            out.push_back(handover.latency_s);
     return out;
 }
 
@@ -351,7 +452,7 @@ nlohmann::json Simulation::report() const
                 a.at > b.at + 1s)
                 ++out_of_order;
     double waiting_minutes = 0;
-    std::uint64_t requests = 0, keepalives = 0, fences = 0;
+    std::uint64_t requests = 0, keepalives = 0, fences = 0, far_reads = 0, watches = 0;
     unsigned lost = 0, unreachable = 0;
     for (const auto& host : hosts_) {
         if (host.asked)
@@ -360,6 +461,8 @@ nlohmann::json Simulation::report() const
         requests += c.reads + c.puts + c.deletes + c.watches;
         keepalives += c.keepalives;
         fences += c.fences;
+        far_reads += c.far_reads;
+        watches += c.watches;
         lost += host.lost;
         unreachable += host.unreachable;
     }
@@ -380,18 +483,34 @@ nlohmann::json Simulation::report() const
         {"samples", samples_},
         {"failed_samples", failed_samples_},
         {"sample_violations", sample_violations_},
+        {"violations", violations_},
         {"most_claims", most_claims_},
         {"grants", grants_.size()},
         {"out_of_order", out_of_order},
         {"handover_release", latency(handovers(false))},
         {"handover_crash", latency(handovers(true))},
+        // Every hand-over as [when, how long, crash]: the report splits them
+        // around the leader's stop.
+        {"handovers",
+         [this] {
+             auto list = nlohmann::json::array();
+             for (const auto& h : all_handovers())
+                 list.push_back(
+                     {std::round(h.at_s * 1000) / 1000, std::round(h.latency_s * 1000) / 1000, h.crash});
+             return list;
+         }()},
         {"waiting_host_minutes", waiting_minutes},
         {"requests", requests},
         {"requests_per_waiting_host_minute",
          waiting_minutes > 0 ? static_cast<double>(requests) / waiting_minutes : 0.0},
         {"keepalives", keepalives},
+        {"far_reads", far_reads},
+        {"watches", watches},
+        {"loops", shards_.size()},
         {"fences", fences},
         {"lost", lost},
+        {"lost_reasons", lost_reasons_},
+        {"lost_at_s", lost_at_},
         {"unreachable", unreachable},
         {"rss_hwm_kib", status_kib("VmHWM:")},
     };
@@ -434,6 +553,8 @@ Options parse(int argc, char** argv)
             options.give_up = parse_duration(value);
         } else if (name == "--seed") {
             options.seed = static_cast<unsigned>(std::stoul(value));
+        } else if (name == "--loops") {
+            options.loops = static_cast<unsigned>(std::stoul(value));
         } else {
             throw std::invalid_argument("unknown option " + name);
         }
@@ -456,12 +577,12 @@ int main(int argc, char** argv)
         const auto baseline_kib = status_kib("VmRSS:");
         EventLoop loop;
         Simulation simulation(loop, options);
-        loop.run();
+        simulation.run();
         auto report = simulation.report();
         report["rss_baseline_kib"] = baseline_kib;
-        // One loop carries every host here, where each real host has its
-        // own: a late keep-alive timer loses a lease in the simulator alone.
-        report["loop_lateness_max_s"] = std::chrono::duration<double>(loop.lateness_max()).count();
+        // A loop carries hundreds of hosts here, where each real host has
+        // its own: a late keep-alive timer loses a lease in the simulator alone.
+        report["loop_lateness_max_s"] = std::chrono::duration<double>(simulation.lateness_max()).count();
         std::printf("%s\n", report.dump().c_str());
         return 0;
     } catch (const std::exception& e) {

@@ -14,6 +14,7 @@ import report_fio  # noqa: E402
 import report_targets  # noqa: E402
 import report_w5  # noqa: E402
 import report_w5_duty  # noqa: E402
+import report_w6  # noqa: E402
 from lib import disks  # noqa: E402
 from lib import ratios  # noqa: E402
 from lib.context import Params  # noqa: E402
@@ -590,6 +591,25 @@ class MessageIds(unittest.TestCase):
             f.flush()
             with self.assertRaisesRegex(ValueError, ":3: "):
                 message_ids.message_ids(f.name)
+
+
+class W6HandOversAwayFromTheStop(unittest.TestCase):
+    W6 = {"lease_ttl_s": 10.0, "leader_stop": {"at_s": 60.0, "for_s": 10.0},
+          # [freed at, hand-over, crash]
+          "handovers": [[10.0, 0.2, False], [49.0, 0.4, False], [55.0, 15.0, False],
+                        [65.0, 9.0, True], [79.0, 3.0, False], [81.0, 0.3, False],
+                        [90.0, 10.2, True]]}
+
+    def test_leaves_out_what_was_freed_from_a_ttl_before_the_stop_to_a_ttl_after(self):
+        release = report_w6.away_from_stop(self.W6, crash=False)
+        self.assertEqual(release["n"], 3)
+        self.assertEqual(release["max_s"], 0.4)
+        crash = report_w6.away_from_stop(self.W6, crash=True)
+        self.assertEqual((crash["n"], crash["max_s"]), (1, 10.2))
+
+    def test_says_nothing_without_the_list_or_a_stop(self):
+        self.assertIsNone(report_w6.away_from_stop({"lease_ttl_s": 10.0, "leader_stop": {}}, False))
+        self.assertIsNone(report_w6.away_from_stop({"handovers": [], "leader_stop": {}}, False))
 
 
 if __name__ == "__main__":

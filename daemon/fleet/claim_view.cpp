@@ -182,6 +182,18 @@ ClaimStanding ClaimView::standing(std::string_view key, std::int64_t put_revisio
   return out;
 }
 
+std::size_t ClaimView::counted() const {
+  return static_cast<std::size_t>(std::count_if(
+      claims_.begin(), claims_.end(), [](const auto& entry) { return entry.second.counts(); }));
+}
+
+std::int64_t ClaimView::reach(std::size_t window) const {
+  std::size_t seen = 0;
+  for (const auto& [order, claim] : claims_)
+    if (claim.counts() && ++seen == window) return order.first;
+  return claims_.empty() ? 0 : claims_.rbegin()->first.first;
+}
+
 std::vector<const ViewClaim*> ClaimView::holders(unsigned max_concurrent) const {
   std::vector<const ViewClaim*> out;
   for (const auto& [order, claim] : claims_) {

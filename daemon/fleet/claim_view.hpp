@@ -64,6 +64,14 @@ class ClaimView {
   std::int64_t revision() const { return revision_; }
   bool cut() const { return cut_; }  // etcd holds more keys than the view
   std::int64_t keys_in_etcd() const { return keys_in_etcd_; }
+  bool has(const std::string& key) const { return created_.count(key) != 0; }
+  // Claims in the view that count.
+  std::size_t counted() const;
+  // How far the view reaches for a waiter that is near when among the
+  // first `window` claims that count: the create revision of the
+  // window-th of them, or of the view's last claim when fewer count
+  // (0: an empty view).
+  std::int64_t reach(std::size_t window) const;
 
   // `key` (put at `put_revision`) among the claims that count.
   ClaimStanding standing(std::string_view key, std::int64_t put_revision,

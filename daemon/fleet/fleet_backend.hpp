@@ -13,14 +13,16 @@
 
 #include "claim_view.hpp"
 #include "event_loop.hpp"
+#include "far_pacing.hpp"
 #include "fleet_coordinator.hpp"
 
 namespace trimd::fleet {
 
 struct Coordinator::Backend {
-  Backend(EventLoop& loop, const std::string& backend_name, std::function<void()> read_again)
+  Backend(EventLoop& loop, const std::string& backend_name, std::function<void()> read_again,
+          std::function<void()> far_read)
       : name(backend_name), view(slot_prefix(backend_name)),
-        read_timer(loop, std::move(read_again)) {}
+        read_timer(loop, std::move(read_again)), far_timer(loop, std::move(far_read)) {}
 
   std::string name;
   ClaimView view;
@@ -42,6 +44,16 @@ struct Coordinator::Backend {
   // Ignored keys already named in the journal (bounded: past it, counted only).
   std::set<std::string> named_ignored;
   Timer read_timer;
+  std::optional<SteadyPoint> read_due;  // when read_timer was last armed to fire
+  // Near a slot (a holder, or among the first kNearWaiters waiters): the
+  // prefix is watched. Else far: a page is read when far_timer says.
+  bool near = false;
+  // The last view was cut with fewer claims that count than the near
+  // window (keys that do not count crowd the page): the next read takes
+  // kClaimsPerRead, so that junk cannot hide how near a claim is.
+  bool crowded = false;
+  FarPacing pacing;
+  Timer far_timer;
   bool judge_deferred = false;  // a judge is on the loop's deferred work
 };
 

@@ -34,19 +34,27 @@ std::string read_error_text(const std::string& backend, const std::string& error
 Coordinator::Backend& Coordinator::backend(const std::string& name) {
   auto& slot = backends_[name];
   if (!slot) {
-    slot = std::make_unique<Backend>(loop_, name,
-                                     [this, name] { want_read(*backends_.at(name), false); });
+    slot = std::make_unique<Backend>(
+        loop_, name, [this, name] { want_read(*backends_.at(name), false); },
+        [this, name] {
+          ++counters_.far_reads;
+          want_read(*backends_.at(name), false);
+        });
   }
   return *slot;
 }
 
-void Coordinator::want_read(Backend& b, bool at_once) {
+void Coordinator::want_read(Backend& b, bool at_once, Duration interval) {
   b.read_wanted = true;
   if (b.reading) return;  // once it is in
   const auto now = SteadyClock::now();
-  if (!at_once && b.last_read_start && now - *b.last_read_start < kMinReadInterval) {
-    b.read_timer.arm_in(
-        std::chrono::duration_cast<Duration>(*b.last_read_start + kMinReadInterval - now));
+  if (!at_once && b.last_read_start && now - *b.last_read_start < interval) {
+    const auto due = std::chrono::duration_cast<Duration>(*b.last_read_start + interval - now);
+    // Unless a read is due sooner already.
+    if (!b.read_due || *b.read_due <= now || *b.read_due > now + due) {
+      b.read_due = now + due;
+      b.read_timer.arm_in(due);
+    }
     return;
   }
   start_read(b);
@@ -54,16 +62,22 @@ void Coordinator::want_read(Backend& b, bool at_once) {
 
 // With values, unless a read with values went over the bound lately (a
 // peer's huge values): then of keys only, which decide the standing alone.
+// A page of the near window and kPageBeyondWindow more for this host's own
+// claims (enough to tell near from far), all kClaimsPerRead for a report or
+// a crowded page.
 void Coordinator::start_read(Backend& b) {
   const auto now = SteadyClock::now();
   const bool keys_only = b.values_over_bound_at && now - *b.values_over_bound_at < kValuesRetry;
+  const bool whole = b.crowded || !b.reports.empty() || our_keys(b.name).empty();
+  const auto limit =
+      whole ? kClaimsPerRead : static_cast<std::int64_t>(near_window() + kPageBeyondWindow);
   b.read_wanted = false;
   b.reading = true;
   b.last_read_start = now;
   ++counters_.reads;
   const auto revision_at_send = b.have_view ? b.view.revision() : 0;
   client_->call(
-      "/v3/kv/range", etcd::range_prefix_request(slot_prefix(b.name), kClaimsPerRead, keys_only),
+      "/v3/kv/range", etcd::range_prefix_request(slot_prefix(b.name), limit, keys_only),
       [this, name = b.name, revision_at_send, keys_only, alive = alive_](const etcd::Outcome& o) {
         if (*alive) on_read(name, revision_at_send, keys_only, o);
       });
@@ -122,6 +136,10 @@ void Coordinator::read_failed(Backend& b, const std::string& error) {
     if (claim.backend == b.name && claim.told != SlotNews::Kind::Granted && !lease_failing_)
       tell(id, claim, SlotNews::Kind::Waiting,
            read_error_text(b.name, escape_bytes_for_line(error)));
+  // A far waiter has no watch to fall back on: it tries again soon, not at
+  // the next poll (a stopped member fails its reads until the client moves on).
+  if (!b.near && !our_keys(b.name).empty())
+    b.far_timer.arm_in(jittered(kFarReadFirst, static_cast<std::uint32_t>(random_())));
 }
 
 // Once per loop turn however many watch messages came in it.
@@ -139,9 +157,17 @@ void Coordinator::judge_soon(Backend& b) {
 void Coordinator::judge(Backend& b) {
   if (b.have_view) {
     const auto max = config_.max_concurrent;
+    bool judged = false, near = false;
+    std::optional<std::int64_t> far_claim;  // the create revision of our first far claim
     for (auto& [id, claim] : claims_) {
       if (claim.backend != b.name || !claim.put || claim.put_revision > b.view.revision()) continue;
       const auto standing = b.view.standing(claim.key, claim.put_revision, max);
+      judged = true;
+      if (standing.kind == ClaimStanding::Kind::Holds ||
+          (standing.kind == ClaimStanding::Kind::Waits && standing.ahead <= kNearWaiters))
+        near = true;
+      else if (standing.kind != ClaimStanding::Kind::Gone)
+        far_claim = std::min(far_claim.value_or(claim.put_revision), claim.put_revision);
       switch (standing.kind) {
         case ClaimStanding::Kind::Holds:
           if (lease_live())
@@ -164,16 +190,53 @@ void Coordinator::judge(Backend& b) {
           break;
       }
     }
+    b.crowded = b.view.cut() && b.view.counted() < near_window();
+    if (judged) pace(b, near, far_claim);
   }
   follow(b);
 }
 
-// Every backend where this host has a claim is watched from the view's
-// revision on: a freed slot is seen at once by a waiter, a deleted claim at
-// once by its holder.
+// The slots and the near waiters behind them.
+std::size_t Coordinator::near_window() const { return config_.max_concurrent + kNearWaiters; }
+
+// Near: the watch tells (follow()). Far: the next page is read when the
+// pacing says, whatever the watch did before.
+void Coordinator::pace(Backend& b, bool near, std::optional<std::int64_t> far_claim) {
+  b.near = near;
+  if (near || !far_claim) {
+    b.far_timer.disarm();
+    b.pacing.reset();
+    return;
+  }
+  // A crowded page cannot tell: the whole read follows as soon as allowed.
+  const auto delay =
+      b.crowded ? kFarReadMin
+                : b.pacing.next(SteadyClock::now(), b.view.reach(near_window()), *far_claim);
+  // Jittered, and never later than kFarReadMax: the near window is sized to it.
+  b.far_timer.arm_in(std::min(jittered(delay, static_cast<std::uint32_t>(random_())), kFarReadMax));
+}
+
+bool Coordinator::holds_a_slot(const Backend& b) const {
+  return std::any_of(claims_.begin(), claims_.end(), [&](const auto& c) {
+    return c.second.backend == b.name && c.second.told == SlotNews::Kind::Granted;
+  });
+}
+
+// Every claim of this host on the backend is in the view: a cut view that
+// lost a claim ahead of them still tells their standing (new claims line
+// up behind them), so the watch needs no read to follow.
+bool Coordinator::view_holds_ours(const Backend& b) const {
+  const auto keys = our_keys(b.name);
+  return !keys.empty() &&
+         std::all_of(keys.begin(), keys.end(), [&](const auto& key) { return b.view.has(key); });
+}
+
+// Every backend where this host holds or is near a slot is watched from
+// the view's revision on: a freed slot is seen at once by a near waiter, a
+// deleted claim at once by its holder.
 void Coordinator::follow(Backend& b) {
   const bool wanted =
-      b.have_view && std::any_of(claims_.begin(), claims_.end(), [&](const auto& c) {
+      b.have_view && b.near && std::any_of(claims_.begin(), claims_.end(), [&](const auto& c) {
         return c.second.backend == b.name && c.second.put;
       });
   if (!wanted) {
@@ -231,7 +294,12 @@ void Coordinator::on_watch(const std::string& name, std::uint64_t generation,
     return;
   Backend& b = *it->second;
   ++counters_.watch_messages;
-  if (!message) return want_read(b, false);  // dropped for a bound: read what was missed
+  // Dropped for a bound: read what was missed, at once where this host
+  // holds a slot (a delete of its own claim may be among them: it must stop
+  // before the next in line starts), paced for a waiter (a missed delete
+  // only keeps it waiting).
+  if (!message)
+    return want_read(b, false, holds_a_slot(b) ? kHolderReadInterval : kMinReadInterval);
   if (message->canceled) {
     // Compacted past its start, or refused: read, and watch from there.
     client_->cancel(*b.watch);
@@ -241,7 +309,7 @@ void Coordinator::on_watch(const std::string& name, std::uint64_t generation,
   }
   if (message->created) b.watch_live = true;
   if (!b.have_view) return;
-  if (!b.view.apply(*message)) want_read(b, false);
+  if (!b.view.apply(*message) && !view_holds_ours(b)) want_read(b, false);
   b.view_at = SteadyClock::now();
   if (!message->events.empty()) judge_soon(b);
 }

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,9 +53,21 @@ Duration fence_margin(Duration lease_ttl);
 // watch events or GetFleet callers ask; and a report is answered from a
 // view at most this old (or from a watched one).
 inline constexpr Duration kMinReadInterval = std::chrono::seconds{1};
+// ... and at most this often for a holder whose watch dropped messages for
+// a bound: the delete of its own claim may be among them.
+inline constexpr Duration kHolderReadInterval = std::chrono::milliseconds{250};
 // GetFleet callers waiting for a read, all backends together; more are
 // answered "busy" at once.
 inline constexpr std::size_t kMaxWaitingReports = 64;
+// Waiters beyond the slots that watch the prefix: a waiter is near when at
+// most this many claims that count stand between it and a slot. The others
+// read a page of the prefix now and then (far_pacing.hpp), so that a put or
+// a delete goes to the holders and the near waiters, not to every waiter.
+// Enough that a line moving at several hand-overs a second does not pass a
+// far waiter between two of its reads (kFarReadMax apart at most).
+inline constexpr unsigned kNearWaiters = 64;
+// Claims read past the near window in a far waiter's page.
+inline constexpr unsigned kPageBeyondWindow = 32;
 
 class Coordinator {
  public:
@@ -98,6 +111,7 @@ class Coordinator {
     std::uint64_t puts = 0;            // claims written
     std::uint64_t deletes = 0;         // claims deleted
     std::uint64_t fences = 0;          // held slots stopped for an unconfirmed lease
+    std::uint64_t far_reads = 0;       // reads paced for a waiter far from a slot
   };
   const Counters& counters() const { return counters_; }
   std::int64_t lease() const { return lease_; }
@@ -131,13 +145,17 @@ class Coordinator {
 
   // The backends' views (fleet_backends.cpp).
   Backend& backend(const std::string& name);
-  void want_read(Backend& backend, bool at_once);
+  void want_read(Backend& backend, bool at_once, Duration interval = kMinReadInterval);
   void start_read(Backend& backend);
   void on_read(const std::string& name, std::int64_t revision_at_send, bool keys_only,
                const etcd::Outcome& outcome);
   void read_failed(Backend& backend, const std::string& error);
   void judge_soon(Backend& backend);
   void judge(Backend& backend);
+  void pace(Backend& backend, bool near, std::optional<std::int64_t> far_claim);
+  std::size_t near_window() const;
+  bool view_holds_ours(const Backend& backend) const;
+  bool holds_a_slot(const Backend& backend) const;
   void follow(Backend& backend);
   void follow_failover();
   // nullptr: messages were dropped for a bound.
@@ -171,6 +189,7 @@ class Coordinator {
   std::set<std::string> undeleted_;
   std::size_t waiting_reports_ = 0;
   Counters counters_;
+  std::minstd_rand random_{std::random_device{}()};  // the far reads' jitter
   // Outlives the coordinator's callbacks: a reply after destruction is dropped.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

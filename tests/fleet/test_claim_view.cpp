@@ -222,3 +222,17 @@ TEST(AClaimView, DoesNotKeepAKeyOverTheBoundOnlyCountsIt) {
 }
 
 }  // namespace
+
+// How far a page reaches for the near window: keys that do not count are
+// passed over, so lease-less junk cannot make a waiter look nearer.
+TEST(AClaimView, ReachesTheWindowsLastClaimThatCountsPassingOverJunk) {
+  const auto view = view_of({claim("a", 10), claim("junk1", 11, "/x", 0), claim("b", 12),
+                             claim("junk2", 13, "/x", 0), claim("c", 14)});
+  EXPECT_EQ(view.counted(), 3u);
+  EXPECT_EQ(view.reach(2), 12);
+  EXPECT_EQ(view.reach(3), 14);
+  EXPECT_EQ(view.reach(9), 14) << "fewer count than the window: the view's last claim";
+  EXPECT_EQ(view_of({}).reach(2), 0);
+  EXPECT_TRUE(view.has(key_of("junk1")));
+  EXPECT_FALSE(view.has(key_of("d")));
+}
