@@ -354,6 +354,7 @@ class Manager {
   std::optional<TimePoint> fleet_local_at(const Tracked& fs) const;
   void review_slot(Tracked& fs, TimePoint now, SteadyPoint mono);
   void give_back_slot(Tracked& fs, std::string_view why, TimePoint now);
+  void log_slot_lost(const Tracked& fs, const std::string& why);
   bool wants_to_run(const Tracked& fs, TimePoint now) const;
   // The duty budget (manager_duty.cpp).
   DutyBudget budget_of(const Tracked& fs) const;

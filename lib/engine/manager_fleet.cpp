@@ -121,6 +121,15 @@ void Manager::review_slot(Tracked& fs, TimePoint now, SteadyPoint mono) {
                    now);
 }
 
+// Every end of a held slot is in the journal, so that the spans a host
+// held can be read from it (Acquired, then Released or Lost).
+void Manager::log_slot_lost(const Tracked& fs, const std::string& why) {
+  log_event(EventId::FleetSlotLost, spdlog::level::warn,
+            event_fields(fs.fs, {{"BACKEND", fs.slot.backend}, {"REASON", why}}),
+            fmt::format("{}: lost its place with {} ({}); asking again", fs.fs.mount.mount_point,
+                        fs.slot.backend, why));
+}
+
 void Manager::fleet_answer(const std::string& id, SlotAnswer answer, const std::string& detail,
                            TimePoint now) {
   Tracked* found = find(id);
@@ -144,22 +153,23 @@ void Manager::fleet_answer(const std::string& id, SlotAnswer answer, const std::
       break;
     case SlotAnswer::Waiting:
       if (slot.allows_trimming()) slot.revoked = fs.in_flight.has_value();
-      if (slot.standing == Standing::Held) slot.asked_at = now;
+      if (slot.standing == Standing::Held) {
+        slot.asked_at = now;
+        log_slot_lost(fs, detail);
+      }
       slot.standing = Standing::Waiting;
       slot.detail = detail;
       slot.unreachable_since.reset();
       break;
     case SlotAnswer::Lost:
-      log_event(EventId::FleetSlotLost, spdlog::level::warn,
-                event_fields(fs.fs, {{"BACKEND", slot.backend}, {"REASON", detail}}),
-                fmt::format("{}: lost its place with {} ({}); asking again",
-                            fs.fs.mount.mount_point, slot.backend, detail));
+      log_slot_lost(fs, detail);
       if (fleet_gate_) fleet_gate_->give_back(fs.fs.id);
       slot = FleetSlot{};
       slot.revoked = fs.in_flight.has_value();
       break;
     case SlotAnswer::Unreachable:
       if (slot.standing == Standing::Local) break;  // already trimming alone, said so
+      if (slot.standing == Standing::Held) log_slot_lost(fs, detail);
       if (!slot.unreachable_since) slot.unreachable_since = now;
       slot.standing = Standing::Unreachable;
       slot.detail = detail;
@@ -172,6 +182,7 @@ void Manager::fleet_answer(const std::string& id, SlotAnswer answer, const std::
 void Manager::fleet_restarted(TimePoint now) {
   for (auto& [id, fs] : filesystems_) {
     if (fs->slot.standing == Standing::None) continue;
+    if (fs->slot.standing == Standing::Held) log_slot_lost(*fs, "the fleet link restarted");
     fs->slot = FleetSlot{};
     fs->slot.revoked = fs->in_flight.has_value();
     if (fs->wait.reason == WaitingFor::FleetSlot) set_wait(*fs, Wait{}, now);

@@ -44,13 +44,24 @@ void FleetHost::start() {
   trimd_.emplace(sandbox_.args_on_bus(bus_.address()), sandbox_.log_path("trimd"));
 }
 
+// In time order: an Acquired opens a span, a Released or a Lost closes it
+// (a slot held, suspended while etcd renews the lease, and held again is
+// two spans, not one left open).
 std::vector<HoldSpan> hold_spans(FleetHost& host) {
-  const auto acquired = host.trimd().events(EventId::FleetSlotAcquired, host.mount_point());
-  const auto released = host.trimd().events(EventId::FleetSlotReleased, host.mount_point());
+  std::vector<std::pair<std::uint64_t, bool>> edges;  // (when, opens)
+  for (const auto& e : host.trimd().events(EventId::FleetSlotAcquired, host.mount_point()))
+    edges.emplace_back(field_u64(e, "__REALTIME_TIMESTAMP"), true);
+  for (const EventId end : {EventId::FleetSlotReleased, EventId::FleetSlotLost})
+    for (const auto& e : host.trimd().events(end, host.mount_point()))
+      edges.emplace_back(field_u64(e, "__REALTIME_TIMESTAMP"), false);
+  std::sort(edges.begin(), edges.end());  // at one instant, an end before a begin
   std::vector<HoldSpan> spans;
-  for (std::size_t i = 0; i < acquired.size(); ++i)
-    spans.push_back({host.mount_point(), field_u64(acquired[i], "__REALTIME_TIMESTAMP"),
-                     i < released.size() ? field_u64(released[i], "__REALTIME_TIMESTAMP") : 0});
+  bool open = false;
+  for (const auto& [at, opens] : edges) {
+    if (opens && !open) spans.push_back({host.mount_point(), at, 0});
+    if (!opens && open) spans.back().end_usec = at;
+    open = opens;
+  }
   return spans;
 }
 

@@ -60,8 +60,9 @@ class FleetHost {
   std::optional<TrimdProcess> trimd_;  // last: gone before its bus and filesystem
 };
 
-// When a host held a slot, from its log's FleetSlotAcquired/Released
-// (microseconds of the realtime clock; `end` 0 while still held).
+// When a host held a slot, from its log's FleetSlotAcquired and
+// FleetSlotReleased or FleetSlotLost (microseconds of the realtime clock;
+// `end` 0 while still held).
 struct HoldSpan {
   std::string mount_point;
   std::uint64_t begin_usec = 0, end_usec = 0;

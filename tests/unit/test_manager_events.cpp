@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "log_event.hpp"
-#include "manager_fixture.hpp"
+#include "manager_fleet_fixture.hpp"
 
 using namespace trimd;
 using namespace trimd::test;
@@ -136,6 +136,39 @@ TEST_F(ManagerEvents, APreemptedChunkLogsWhereItWasCut) {
   ASSERT_EQ(preempted.size(), 1u);
   EXPECT_EQ(field(preempted[0], "MOUNT_POINT"), "/data");
   EXPECT_EQ(field(preempted[0], "OFFSET"), std::to_string(jobs[0].range.start));
+}
+
+// A held slot ends in the journal however it ends, so that the spans a
+// host held read from it as Acquired then Released or Lost.
+TEST_F(ManagerEvents, EveryEndOfAHeldSlotIsLoggedWithItsReason) {
+  disks["loop0"] = {};
+  FakeGate gate;
+  auto m = make(fleet_config());
+  m->set_fleet_gate(&gate);
+  const DiscoveredFs fs = make_fs("/data", "loop0");
+  track_and_start(*m, fs);
+  const struct {
+    SlotAnswer answer;
+    const char* reason;
+  } ends[] = {{SlotAnswer::Waiting, "waiting for etcd to renew this host's lease"},
+              {SlotAnswer::Unreachable, "etcd does not renew the lease"},
+              {SlotAnswer::Lost, "its claim is gone from etcd"}};
+  for (const auto& end : ends) {
+    m->fleet_answer(fs.id, SlotAnswer::Granted, {}, now);
+    m->fleet_answer(fs.id, end.answer, end.reason, now);
+    if (end.answer == SlotAnswer::Lost) m->take_jobs(now, mono);  // asks again
+  }
+  const auto acquired = events_with(EventId::FleetSlotAcquired);
+  const auto lost = events_with(EventId::FleetSlotLost);
+  EXPECT_EQ(acquired.size(), 3u);
+  ASSERT_EQ(lost.size(), 3u);
+  for (std::size_t i = 0; i < lost.size(); ++i) {
+    EXPECT_EQ(field(lost[i], "REASON"), ends[i].reason);
+    EXPECT_EQ(field(lost[i], "BACKEND"), "pool-a");
+  }
+  // Told again while not holding: nothing more to say.
+  m->fleet_answer(fs.id, SlotAnswer::Waiting, "behind web3", now);
+  EXPECT_EQ(events_with(EventId::FleetSlotLost).size(), 3u);
 }
 
 TEST_F(ManagerEvents, AFilesystemLeftAloneSaysWhy) {
