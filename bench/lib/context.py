@@ -121,9 +121,9 @@ class Params:
                    w5_hosts=4, w5_host_part=40 * MiB, w5_tenant_part=100 * MiB, w5_pairs=50,
                    w5_probe_s=3.0, w5_lead_s=1.0, w5_spread_s=2.0, w5_deadline_s=60.0, w5_rounds=1,
                    w5_fleet_duties=("10%",), w5_host_duty="5%",
-                   # 80 hosts hold their slots about 12 s in all (0.6 s each, 4 at a time):
-                   # the leader's stop at 5 s still falls inside the run
-                   w6_hosts=80, w6_ttl_s=5.0, w6_arrive_over_s=3.0, w6_leader_stop_after_s=5.0,
+                   # Issue 32 asks for at least 200 hosts here. They hold their slots about
+                   # 30 s in all (0.6 s each, 4 at a time): the leader's stop at 5 s falls inside
+                   w6_hosts=200, w6_ttl_s=5.0, w6_arrive_over_s=3.0, w6_leader_stop_after_s=5.0,
                    w6_leader_stop_s=5.0, w6_give_up_s=300.0)
 
 
