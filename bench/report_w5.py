@@ -18,9 +18,10 @@ def f(value, digits=1):
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def paired_p99(w5, name):
-    """"3.10× [2.90–3.40]" against no trim, round by round; one round: one ratio."""
-    rounds = w5.get("p99_rounds", {})
+def paired_p99(w5, name, key="p99_rounds"):
+    """"3.10× [2.90–3.40]" against no trim, round by round; one round: one
+    ratio. `key`: the whole probe's p99 or the first seconds' (early_p99_rounds)."""
+    rounds = w5.get(key, {})
     pairs = ratios.paired(rounds.get(name, []), rounds.get("notrim", []))
     if not pairs:
         return "—", None
@@ -28,6 +29,18 @@ def paired_p99(w5, name):
     if len(pairs) == 1:
         return x(r), (r, r, r)
     return f"{r:.2f}× [{low:.2f}–{high:.2f}]", (r, low, high)
+
+
+EARLY = "early_p99_rounds"
+
+
+def early_key(w5):
+    """The first seconds' p99 where the run has it (runs before 2026-12-07 do not)."""
+    return EARLY if w5.get(EARLY) else "p99_rounds"
+
+
+def early_words(w5):
+    return f" in the first {w5['early_s']:g} s" if w5.get(EARLY) else ""
 
 
 def waited_share(samples, threshold_ms):
@@ -104,6 +117,7 @@ def w5_section(w5, charts, _small_chunk, latency_ms):
         done = r.get("done_at") or {}
         rows.append([name, " / ".join(f(w[k], 2) for k in ("p50", "p99", "max")),
                      paired_p99(w5, name)[0] if name != "notrim" else "1",
+                     paired_p99(w5, name, EARLY)[0] if name != "notrim" else "1",
                      waited_share(r["probe_samples"], latency_ms),
                      f(r.get("reclaimed_s")), f(last_done_s(r)),
                      f"{len(done)}/{w5['hosts']}" if name != "notrim" else "—", at_once_cell(r),
@@ -113,6 +127,7 @@ def w5_section(w5, charts, _small_chunk, latency_ms):
                      f(r["slowtrim"]["discard_ns"] / 1e9),
                      f(busy_rate(r), 0), f(r["alloc_end"] / MiB)])
     header = ["config", "tenant write ms p50 / p99 / max", "p99 × no trim",
+              f"first {w5.get('early_s', 0):g} s: p99 × no trim",
               f"writes ≥ {latency_ms:g} ms", "all reclaimed s", "last host done s",
               "hosts done", "hosts with I/O in flight at once (max)", "backend discards", "× storm",
               "FITRIM calls redone", "backend discarding s", "discards/s while busy", "alloc MiB after"]
@@ -137,7 +152,12 @@ def w5_section(w5, charts, _small_chunk, latency_ms):
            f"comparison is about the cap. {rounds} round(s), no trim first in each.\n",
            "\n".join(lines) + "\n",
            f"*p99 × no trim*: the median of the paired ratios round by round, with its bootstrap "
-           f"95% interval when there are several; the rest of the row is round 1. *writes ≥ "
+           f"95% interval when there are several; the rest of the row is round 1. *first "
+           f"{w5.get('early_s', 0):g} s*: the same over the tenant's writes in the first "
+           f"{w5.get('early_s', 0):g} s after the hosts' start, about the storm's length: a storm "
+           "of a few seconds is under 1% of a whole probe's writes and would not show in its "
+           "p99, so the storm's target (that the setup hurts at all) uses this one. It also holds "
+           "the start-up of every host's trimd at once, on this machine's 2 CPUs. *writes ≥ "
            f"{latency_ms:g} ms*: probe writes that waited for at least one discard. *all "
            "reclaimed*: from the hosts' start until the backing file is down to where the storm "
            "left it (but for 1% of what it freed). *hosts with I/O in flight*: the most host "
@@ -225,8 +245,9 @@ def targets(w5, target):
     configs = w5.get("configs", {})
     out = []
     if "storm" in configs:
-        text, r = paired_p99(w5, "storm")
-        out.append(target("W5", "tenant p99, every host's fstrim at once, vs no trim", text, "≥ 5×",
+        text, r = paired_p99(w5, "storm", early_key(w5))
+        out.append(target("W5", f"tenant p99{early_words(w5)}, every host's fstrim at once, vs no trim",
+                          text, "≥ 5×",
                           None if r is None else judge_at_least(r[1], r[2], 5.0),
                           "the storm must hurt for the cap to matter"))
     spread_s = (configs.get("spread") or {}).get("reclaimed_s")

@@ -4,26 +4,14 @@
 
 #include <vector>
 
-#include "coordinator_fixture.hpp"
-#include "etcd_member.hpp"
+#include "one_slot_fixture.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using trimd::fleet::SlotNews;
 
-class FleetCoordinator : public trimd::test::CoordinatorFixture {
- protected:
-  void SetUp() override {
-    TRIMD_REQUIRE_ETCD();
-    member_.emplace();
-    config_.endpoints = {member_->url()};
-    config_.max_concurrent = 1;
-    config_.lease_ttl = 5s;
-  }
-
-  std::optional<trimd::test::EtcdMember> member_;
-};
+using FleetCoordinator = trimd::test::OneSlotFixture;
 
 TEST_F(FleetCoordinator, OneSlotGoesToTheFirstAskerAndTheNextWaitsNamingTheHolder) {
   auto web3 = host("web3");

@@ -9,10 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "coordinator_fixture.hpp"
-#include "etcd_member.hpp"
 #include "etcd_peer.hpp"
 #include "far_pacing.hpp"
+#include "one_slot_fixture.hpp"
 
 namespace {
 
@@ -21,15 +20,9 @@ using trimd::fleet::Coordinator;
 using trimd::fleet::kNearWaiters;
 using trimd::fleet::SlotNews;
 
-class AFleetQueue : public trimd::test::CoordinatorFixture {
+class AFleetQueue : public trimd::test::OneSlotFixture {
  protected:
-  void SetUp() override {
-    TRIMD_REQUIRE_ETCD();
-    member_.emplace();
-    config_.endpoints = {member_->url()};
-    config_.max_concurrent = 1;
-    config_.lease_ttl = 10s;
-  }
+  AFleetQueue() : OneSlotFixture(10s) {}
 
   // Hosts "h0", "h1", ... asking in turn, each after the one before was
   // told where it stands; no poll in a test's time (only the watch and
@@ -55,7 +48,6 @@ class AFleetQueue : public trimd::test::CoordinatorFixture {
 
   const Coordinator::Counters& of(std::size_t i) const { return hosts_[i]->counters(); }
 
-  std::optional<trimd::test::EtcdMember> member_;
   std::vector<std::unique_ptr<Coordinator>> hosts_;
 };
 

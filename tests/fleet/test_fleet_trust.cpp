@@ -8,10 +8,9 @@
 #include <algorithm>
 
 #include "claim_view.hpp"
-#include "coordinator_fixture.hpp"
-#include "etcd_member.hpp"
 #include "etcd_peer.hpp"
 #include "loop_probe.hpp"
+#include "one_slot_fixture.hpp"
 
 namespace {
 
@@ -21,14 +20,11 @@ using trimd::fleet::SlotNews;
 using trimd::test::claim_json;
 using trimd::test::EtcdPeer;
 
-class AFleetPeer : public trimd::test::CoordinatorFixture {
+class AFleetPeer : public trimd::test::OneSlotFixture {
  protected:
   void SetUp() override {
-    TRIMD_REQUIRE_ETCD();
-    member_.emplace();
-    config_.endpoints = {member_->url()};
-    config_.max_concurrent = 1;
-    config_.lease_ttl = 5s;
+    OneSlotFixture::SetUp();
+    if (set_up_failed()) return;
     peer_.emplace(config_.endpoints);
     probe_.emplace(loop_);
   }
@@ -51,7 +47,6 @@ class AFleetPeer : public trimd::test::CoordinatorFixture {
     return report.value_or(FleetReport{FleetReport::Status::Unreachable, "no answer", {}, {}});
   }
 
-  std::optional<trimd::test::EtcdMember> member_;
   std::optional<EtcdPeer> peer_;
   std::optional<trimd::test::LoopProbe> probe_;
 };
