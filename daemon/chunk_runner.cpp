@@ -65,7 +65,8 @@ void ChunkRunner::start(ChunkJob job) {
   chunk->started = std::chrono::steady_clock::now();
   chunk->deadline.emplace(chunk->started, job.time_limit, hold_);
   chunk->process = std::make_unique<RunnerProcess>(job.target, job.range);
-  chunk->watch.emplace(job.disks, sample, IoBytes{}, unattributed_read_allowance(job.fs_type),
+  chunk->watch.emplace(job.disks, sample, IoBytes{},
+                       unattributed_read_allowance(job.fs_type, job.range.len),
                        job.tolerated_latency);
   chunk->job = std::move(job);
   const std::uint64_t serial = chunk->job.serial;
@@ -89,9 +90,22 @@ void ChunkRunner::charge_own_io(Chunk& chunk, IoBytes total) {
   if (!chunk.job.disks.empty()) own_io_[chunk.job.disks.front()] += fresh;
 }
 
+// The reads a filesystem makes for FITRIM in a kernel worker (btrfs's
+// block-group caching) are nobody's read_bytes. The preemption watch takes
+// up to unattributed_read_allowance() of them per chunk; the idleness model
+// takes as much per sample in which a chunk ran, or it would call the disk
+// busy right after a chunk and pause the pass for a whole idle window.
+void ChunkRunner::charge_kernel_reads(const Chunk& chunk) {
+  if (!chunk.job.disks.empty())
+    own_io_[chunk.job.disks.front()].read +=
+        unattributed_read_allowance(chunk.job.fs_type, chunk.job.range.len);
+}
+
 std::map<std::string, IoBytes> ChunkRunner::take_own_io() {
-  for (auto& [serial, chunk] : chunks_)
+  for (auto& [serial, chunk] : chunks_) {
     if (auto io = chunk->process->io()) charge_own_io(*chunk, *io);
+    charge_kernel_reads(*chunk);
+  }
   return std::exchange(own_io_, {});
 }
 
@@ -222,6 +236,7 @@ void ChunkRunner::on_exit(std::uint64_t serial) {
   loop_.remove(chunk->process->pidfd());
   arm_sampling();
   if (auto io = chunk->process->io()) charge_own_io(*chunk, *io);  // a zombie still tells
+  charge_kernel_reads(*chunk);  // for the sample in which it ended
   const RunnerProcess::Exit exit = chunk->process->reap();
   const std::int64_t exited_at = wall_usec();
 

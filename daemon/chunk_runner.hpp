@@ -77,6 +77,7 @@ class ChunkRunner {
   void settle(ChunkReport report, DiscardMeter meter);
   void report_done(ChunkReport report, const DiscardMeter& meter);
   void on_exit(std::uint64_t serial);
+  void charge_kernel_reads(const Chunk& chunk);
   void log_preemption(const Chunk& chunk, const ChunkReport& report, std::int64_t exited_at);
   void charge_own_io(Chunk& chunk, IoBytes total);
   void arm_sampling();

@@ -65,11 +65,15 @@ struct PreemptDecision {
 // Reads a filesystem makes for FITRIM in a kernel worker rather than in the
 // runner, so they are not in its read_bytes: btrfs loads a block group's
 // free-space cache in its btrfs-cache worker (measured on 6.18: 96 KiB in 6
-// reads for a 512 MiB filesystem, once per mount); on ext4 soon after a
-// mount, 56-72 KiB of block-bitmap reads by no process of trimd's showed up
-// during chunks of an otherwise idle 3 GiB filesystem (W3). Foreground reads
-// below this are taken for those; foreground writes always count.
-std::uint64_t unattributed_read_allowance(const std::string& fs_type);
+// reads for a 512 MiB filesystem, once per mount; 320 KiB in 20 reads in the
+// first third of a cold 960 MiB chunk of W3's fragmented 3 GiB filesystem,
+// so btrfs's allowance grows with the chunk: 1 KiB per MiB, 256 KiB to
+// 1 MiB); on ext4 soon after a mount, 56-72 KiB of block-bitmap reads by no
+// process of trimd's showed up during chunks of an otherwise idle 3 GiB
+// filesystem (W3). Foreground reads below this are taken for those;
+// foreground writes always count.
+std::uint64_t unattributed_read_allowance(const std::string& fs_type,
+                                          std::uint64_t chunk_length = 0);
 
 // How long foreground I/O may wait on average, over one sample, on a disk
 // that queues its discards before a chunk gives way there ([idle]

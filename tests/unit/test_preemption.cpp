@@ -75,6 +75,15 @@ TEST_F(Preemption, ReadsInsideTheAllowanceAreTakenForTheFilesystemsWorkers) {
   EXPECT_TRUE(decide().preempt()) << "writes are never covered by the allowance";
 }
 
+TEST(UnattributedReadAllowance, GrowsWithABtrfsChunkBetweenItsBounds) {
+  constexpr std::uint64_t MiB = 1024 * 1024;
+  EXPECT_EQ(unattributed_read_allowance("btrfs", 16 * MiB), 256 * 1024);
+  EXPECT_EQ(unattributed_read_allowance("btrfs", 960 * MiB), 960 * 1024);
+  EXPECT_EQ(unattributed_read_allowance("btrfs", ~0ull), MiB) << "an open-ended tail chunk";
+  EXPECT_EQ(unattributed_read_allowance("ext4", 960 * MiB), 128 * 1024);
+  EXPECT_EQ(unattributed_read_allowance("xfs", 960 * MiB), 0u);
+}
+
 TEST_F(Preemption, DiscardsNeverPreempt) {
   start();
   disk.discard(64 << 20);
