@@ -54,10 +54,10 @@ const char* to_string(PreemptReason reason) {
   return "unknown";
 }
 
-std::uint64_t unattributed_read_allowance(const std::string& fs_type,
-                                          std::uint64_t chunk_length) {
+std::uint64_t unattributed_read_allowance(const std::string& fs_type, std::uint64_t chunk_length) {
   const FsKind kind = fs_kind(fs_type);
-  if (kind == FsKind::Btrfs) return std::clamp<std::uint64_t>(chunk_length / 1024, 256 * 1024, 1024 * 1024);
+  if (kind == FsKind::Btrfs)
+    return std::clamp<std::uint64_t>(chunk_length / 1024, 256 * 1024, 1024 * 1024);
   if (kind == FsKind::Ext4) return 128 * 1024;
   return 0;
 }
