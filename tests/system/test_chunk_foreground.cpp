@@ -15,9 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "chunk_runner.hpp"
 #include "diskstats.hpp"
-#include "event_loop.hpp"
+#include "run_one_chunk.hpp"
 #include "slow_device_helpers.hpp"
 #include "slowtrim_mount.hpp"
 #include "trimd_process.hpp"
@@ -65,13 +64,6 @@ class ForegroundOnAChunk : public ::testing::Test {
         fragmented_image(Fs::Ext4, kSlowImageMib, kSlowFiles, kSlowFileBytes, kExt4SmallGroups);
     fs.image.detach();
     SlowTrimMount slow(fs.image, Fs::Ext4);
-    EventLoop loop;
-    std::optional<ChunkReport> report;
-    ChunkRunner runner(loop, SamplesWithForegroundWrites(slow.loop_name()), 20ms,
-                       [&](const ChunkReport& done) {
-                         report = done;
-                         loop.quit();
-                       });
     ChunkJob job;
     job.serial = 1;
     job.fs_id = "test";
@@ -82,14 +74,8 @@ class ForegroundOnAChunk : public ::testing::Test {
     job.devices = {slow.loop_name()};
     job.on_foreground = on_foreground;
     job.time_limit = 1s;
-    runner.start(job);
-    Timer give_up(loop, [&] { loop.quit(); });
-    give_up.arm_in(120s);
-    loop.run();
-    if (!report) {
-      runner.stop_all();
-      runner.drain(10s);
-    }
+    const OneChunkRun run = run_one_chunk(SamplesWithForegroundWrites(slow.loop_name()), job, 120s);
+    const std::optional<ChunkReport>& report = run.report;
     EXPECT_TRUE(report) << "the chunk did not end within 120 s";
     return report ? report->end : ChunkEnd::Died;
   }

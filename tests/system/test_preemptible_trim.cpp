@@ -20,11 +20,10 @@
 #include <thread>
 #include <vector>
 
-#include "chunk_runner.hpp"
 #include "diskstats.hpp"
-#include "event_loop.hpp"
 #include "loopfs.hpp"
 #include "proc_probe.hpp"
+#include "run_one_chunk.hpp"
 #include "runner_process.hpp"
 #include "slow_device_helpers.hpp"
 #include "slowtrim_mount.hpp"
@@ -139,12 +138,6 @@ TEST_P(FitrimRunner, ItsKernelWorkersReadsAreHandedToTheIdlenessModel) {
   fs.image.mount(kNoDiscard);  // cold caches, as above
   run_command({"udevadm", "settle", "--timeout=30"});
   const DiskCounters before = counters_of(fs.image.loop_name());
-  EventLoop loop;
-  std::optional<ChunkReport> report;
-  ChunkRunner runner(loop, all_diskstats, 20ms, [&](const ChunkReport& done) {
-    report = done;
-    loop.quit();
-  });
   ChunkJob job;
   job.serial = 1;
   job.fs_id = "test";
@@ -153,19 +146,14 @@ TEST_P(FitrimRunner, ItsKernelWorkersReadsAreHandedToTheIdlenessModel) {
   job.range = TrimRange{0, ~0ull, 0};
   job.disks = job.devices = {fs.image.loop_name()};
   job.time_limit = 60s;
-  runner.start(job);
-  Timer give_up(loop, [&] { loop.quit(); });
-  give_up.arm_in(90s);
-  loop.run();
-  if (!report) {
-    runner.stop_all();
-    runner.drain(10s);
-  }
+  const OneChunkRun run = run_one_chunk(all_diskstats, job, 90s);
+  const std::optional<ChunkReport>& report = run.report;
   ASSERT_TRUE(report) << "the chunk did not end within 90 s";
   ASSERT_EQ(report->end, ChunkEnd::Finished);
   const DiskCounters after = counters_of(fs.image.loop_name());
   const std::uint64_t disk_read = (after.sectors_read - before.sectors_read) * 512;
-  const IoBytes handed = runner.take_own_io()[fs.image.loop_name()];
+  const auto own = run.own_io.find(fs.image.loop_name());
+  const IoBytes handed = own == run.own_io.end() ? IoBytes{} : own->second;
   EXPECT_LE(disk_read, handed.read) << "reads the idleness model would take for foreground";
   EXPECT_GE(handed.read, unattributed_read_allowance(job.fs_type, job.range.len));
 }
