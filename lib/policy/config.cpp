@@ -20,6 +20,7 @@
 
 #include "config_keys.hpp"
 #include "config_reader.hpp"
+#include "config_suggest.hpp"
 #include "fleet_config.hpp"
 #include "regular_file.hpp"
 #include "units.hpp"
@@ -51,18 +52,56 @@ bool is_section(std::string_view name) {
                      [&](const auto& key) { return key.section == name; });
 }
 
+// Every table's name, in the order of the table of keys; "filesystem" last.
+std::vector<std::string_view> section_names() {
+  std::vector<std::string_view> names;
+  for (const auto& key : config_keys())
+    if (std::find(names.begin(), names.end(), key.section) == names.end())
+      names.push_back(key.section);
+  std::erase(names, "filesystem");
+  names.push_back("filesystem");
+  return names;
+}
+
+std::string bracketed(std::string_view section) {
+  return section == "filesystem" ? "[[filesystem]]" : fmt::format("[{}]", section);
+}
+
+// The names a table may hold: a rule's own keys and the [trim] keys it may set.
+std::vector<std::string_view> names_in(std::string_view section) {
+  std::vector<std::string_view> names;
+  for (const auto& key : config_keys())
+    if (key.section == section || (section == "filesystem" && key.section == "trim" &&
+                                   key.scope == KeyScope::AlsoPerFilesystem))
+      names.push_back(key.name);
+  return names;
+}
+
+// " (did you mean idle.window?)", " (window is a key of [idle])", or "".
+std::string key_hint(std::string_view section, std::string_view typed) {
+  const auto known = names_in(section);
+  if (const auto near = nearest_name(typed, known, section))
+    return fmt::format(" (did you mean {}.{}?)", section, *near);
+  for (const auto& key : config_keys())
+    if (key.name == typed && key.section != section)
+      return fmt::format(" ({} is a key of {})", typed, bracketed(key.section));
+  return {};
+}
+
 // "[idle], [trim], ... or [[filesystem]]", from the table of keys.
 std::string section_list() {
   std::vector<std::string> sections;
-  for (const auto& key : config_keys()) {
-    const std::string name =
-        key.section == "filesystem" ? "[[filesystem]]" : fmt::format("[{}]", key.section);
-    if (std::find(sections.begin(), sections.end(), name) == sections.end())
-      sections.push_back(name);
-  }
+  for (const auto name : section_names()) sections.push_back(bracketed(name));
   const std::string last = sections.back();
   sections.pop_back();
   return fmt::format("{} or {}", fmt::join(sections, ", "), last);
+}
+
+std::string unknown_table(std::string_view typed) {
+  const auto sections = section_names();
+  if (const auto near = nearest_name(typed, sections))
+    return fmt::format("{}: unknown key (did you mean {}?)", typed, bracketed(*near));
+  return fmt::format("{}: unknown key (expected {})", typed, section_list());
 }
 
 // Builds one Config from files read in order: a later file changes what
@@ -78,8 +117,7 @@ class ConfigBuilder {
       else if (is_section(key.str()))
         add_section(file, key, value);
       else
-        fail_at(place_of(file, key.source()),
-                fmt::format("{}: unknown key (expected {})", key.str(), section_list()));
+        fail_at(place_of(file, key.source()), unknown_table(key.str()));
     }
   }
 
@@ -160,7 +198,9 @@ class ConfigBuilder {
         fail_at(place_of(file, key.source()),
                 fmt::format("{}: can only be set in [trim], not per filesystem", name));
     }
-    if (!found) fail_at(place_of(file, key.source()), fmt::format("{}: unknown key", name));
+    if (!found)
+      fail_at(place_of(file, key.source()),
+              fmt::format("{}: unknown key{}", name, key_hint(section, key.str())));
     return *found;
   }
 

@@ -86,9 +86,9 @@ TEST(ConfigKeys, ATrimKeyInARuleChangesOnlyTheFilesystemsItMatches) {
 }
 
 TEST(ConfigKeys, AnUnknownTableNamesEveryTableOfTheKeys) {
-  EXPECT_THAT([] { trimd::parse_config("[trimm]\n", "t.toml"); },
+  EXPECT_THAT([] { trimd::parse_config("[speed]\n", "t.toml"); },
               testing::ThrowsMessage<ConfigError>(HasSubstr(
-                  "trimm: unknown key (expected [idle], [trim], [log], [metrics], [fleet] or "
+                  "speed: unknown key (expected [idle], [trim], [log], [metrics], [fleet] or "
                   "[[filesystem]])")));
 }
 
