@@ -22,7 +22,7 @@ std::string_view without_section_prefix(std::string_view typed, std::string_view
 
 }  // namespace
 
-// Optimal string alignment distance, two rows of the table and the one before.
+// Optimal string alignment distance, keeping only the table's last three rows.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), current(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
